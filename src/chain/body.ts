@@ -1,0 +1,41 @@
+// A stored block body: the transactions as they are encoded in a block, and their senders (recovered
+// once at intake, so that no read ever runs ecrecover again).
+
+import { RLP } from '@ethereumjs/rlp'
+import type { TypedTransaction } from '@ethereumjs/tx'
+
+export interface StoredBody {
+  /** EIP-2718 encodings (legacy: the RLP list) */
+  txs: Uint8Array[]
+  /** 20-byte sender addresses, one per transaction */
+  senders: Uint8Array[]
+}
+
+export function encodeBody(txs: readonly TypedTransaction[], senders: readonly Uint8Array[]): Uint8Array {
+  return RLP.encode([txs.map((tx) => tx.serialize()), senders as Uint8Array[]])
+}
+
+export function decodeBody(bytes: Uint8Array): StoredBody {
+  const [txs, senders] = RLP.decode(bytes) as unknown as [Uint8Array[], Uint8Array[]]
+  return { txs, senders }
+}
+
+function rlpLengthPrefix(len: number): number {
+  if (len < 56) return 1
+  let bytes = 0
+  for (let n = len; n > 0; n = Math.floor(n / 256)) bytes++
+  return 1 + bytes
+}
+
+/** Size in bytes of the RLP encoding of the full block, as eth_getBlock's `size`. */
+export function blockRlpSize(headerRlpLength: number, txs: readonly Uint8Array[], withWithdrawals: boolean): number {
+  let txsPayload = 0
+  for (const tx of txs) {
+    // legacy txs are embedded as lists (their encoding already is one), typed ones as byte strings
+    const typed = tx.length > 0 && tx[0] < 0x80
+    txsPayload += typed ? (tx.length === 1 && tx[0] < 0x80 ? 1 : rlpLengthPrefix(tx.length) + tx.length) : tx.length
+  }
+  let payload = headerRlpLength + rlpLengthPrefix(txsPayload) + txsPayload + 1 // + empty uncle list
+  if (withWithdrawals) payload += 1 // empty withdrawals list
+  return rlpLengthPrefix(payload) + payload
+}

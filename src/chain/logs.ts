@@ -1,0 +1,114 @@
+// Log queries: a block is read only when its bloom can contain a match; then its receipts are scanned.
+
+import { bytesToHex } from '@ethereumjs/util'
+import type { StoredLog } from './receipts.js'
+import type { BlockRecord, ChainView } from './view.js'
+
+export interface LogCriteria {
+  /** lowercase 0x addresses; empty = any */
+  addresses: string[]
+  /** per position: null = any, else the alternatives (lowercase 0x hashes) */
+  topics: Array<string[] | null>
+}
+
+export interface MatchedLog {
+  block: BlockRecord
+  txIndex: number
+  logIndex: number
+  log: StoredLog
+}
+
+/** The three bloom bits of one item, as [byteIndex, mask] pairs. */
+type BloomBits = Array<[number, number]>
+
+function bloomBits(item: Uint8Array, keccak: (b: Uint8Array) => Uint8Array): BloomBits {
+  const h = keccak(item)
+  const bits: BloomBits = []
+  for (let i = 0; i < 6; i += 2) {
+    const bit = ((h[i] << 8) | h[i + 1]) & 2047
+    bits.push([255 - (bit >> 3), 1 << (bit & 7)])
+  }
+  return bits
+}
+
+function inBloom(bloom: Uint8Array, bits: BloomBits): boolean {
+  for (const [index, mask] of bits) if ((bloom[index] & mask) === 0) return false
+  return true
+}
+
+const hexToBytesFast = (hex: string): Uint8Array => Buffer.from(hex.slice(2), 'hex')
+
+export class LogMatcher {
+  private readonly addressBits: BloomBits[]
+  private readonly topicBits: Array<BloomBits[] | null>
+  private readonly addressSet: Set<string> | null
+  private readonly topicSets: Array<Set<string> | null>
+
+  constructor(
+    readonly criteria: LogCriteria,
+    keccak: (b: Uint8Array) => Uint8Array,
+  ) {
+    this.addressBits = criteria.addresses.map((a) => bloomBits(hexToBytesFast(a), keccak))
+    this.topicBits = criteria.topics.map((alts) => (alts === null ? null : alts.map((t) => bloomBits(hexToBytesFast(t), keccak))))
+    this.addressSet = criteria.addresses.length === 0 ? null : new Set(criteria.addresses)
+    this.topicSets = criteria.topics.map((alts) => (alts === null ? null : new Set(alts)))
+  }
+
+  bloomMayMatch(bloom: Uint8Array): boolean {
+    if (this.addressBits.length > 0 && !this.addressBits.some((bits) => inBloom(bloom, bits))) return false
+    for (const alts of this.topicBits) {
+      if (alts === null || alts.length === 0) continue
+      if (!alts.some((bits) => inBloom(bloom, bits))) return false
+    }
+    return true
+  }
+
+  logMatches(log: StoredLog): boolean {
+    if (this.addressSet !== null && !this.addressSet.has(bytesToHex(log[0]))) return false
+    const topics = log[1]
+    for (let i = 0; i < this.topicSets.length; i++) {
+      const set = this.topicSets[i]
+      if (set === null || set.size === 0) continue
+      if (i >= topics.length || !set.has(bytesToHex(topics[i]))) return false
+    }
+    return true
+  }
+
+  /** Every matching log of one block, in log order. */
+  matchBlock(block: BlockRecord, out: MatchedLog[]): void {
+    const receipts = block.receipts()
+    let logIndex = 0
+    for (let txIndex = 0; txIndex < receipts.length; txIndex++) {
+      for (const log of receipts[txIndex].logs) {
+        if (this.logMatches(log)) out.push({ block, txIndex, logIndex, log })
+        logIndex++
+      }
+    }
+  }
+}
+
+/**
+ * Logs in [from, to] matching the criteria, in block and log order. Stops with `overflow` once more
+ * than `maxResults` logs matched, so that the caller can name a narrower range.
+ */
+export async function queryLogs(
+  view: ChainView,
+  matcher: LogMatcher,
+  from: bigint,
+  to: bigint,
+  maxResults: number,
+): Promise<{ logs: MatchedLog[]; overflowAt?: bigint }> {
+  const logs: MatchedLog[] = []
+  for (const { number, bloom } of await view.blooms(from, to)) {
+    if (!matcher.bloomMayMatch(bloom)) continue
+    const block = await view.blockByNumber(number)
+    if (block === undefined) continue
+    const before = logs.length
+    matcher.matchBlock(block, logs)
+    if (logs.length > maxResults) {
+      logs.length = before
+      return { logs, overflowAt: number }
+    }
+  }
+  return { logs }
+}

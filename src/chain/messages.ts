@@ -1,0 +1,61 @@
+// What crosses between the main thread and the producer thread. Small, typed, structured-clone safe.
+
+import type { RpcErrorShape } from '../rpc/errors.js'
+import type { KeelConfig } from '../config/types.js'
+import type { GethGenesis } from '../evm/common.js'
+
+export interface ProducerInit {
+  config: KeelConfig
+  genesis: GethGenesis
+}
+
+/** A transaction that passed intake on the main thread: raw bytes plus what intake already computed. */
+export interface TxWire {
+  raw: Uint8Array
+  hash: string
+  sender: string
+  senderPubKey: Uint8Array
+  arrivedAt: number
+}
+
+export type PoolQuery =
+  | { q: 'status' }
+  | { q: 'content' }
+  | { q: 'inspect' }
+  | { q: 'contentFrom'; address: string }
+  | { q: 'nonce'; address: string }
+  | { q: 'get'; hash: string }
+  | { q: 'pendingHashes' }
+
+export type ToProducer =
+  | { kind: 'submit'; id: number; tx: TxWire }
+  | { kind: 'pool'; id: number; query: PoolQuery }
+  | { kind: 'shutdown'; id: number }
+
+/** Header facts the main thread keeps for the head (and fee methods) without decoding RLP. */
+export interface HeadInfo {
+  number: bigint
+  hash: string
+  timestamp: bigint
+  baseFeePerGas: bigint
+  gasLimit: bigint
+  gasUsed: bigint
+  stateRoot: string
+}
+
+export interface NewBlockEvent {
+  kind: 'block'
+  head: HeadInfo
+  headerRlp: Uint8Array
+  bodyRlp: Uint8Array
+  receiptsRlp: Uint8Array
+  txHashes: string[]
+}
+
+export type FromProducer =
+  | { kind: 'ready'; head: HeadInfo; genesisHash: string; hardfork: string }
+  | { kind: 'reply'; id: number; ok: true; result: unknown }
+  | { kind: 'reply'; id: number; ok: false; error: RpcErrorShape }
+  | NewBlockEvent
+  | { kind: 'pendingTx'; hashes: string[] }
+  | { kind: 'fatal'; message: string }

@@ -1,0 +1,109 @@
+// The main thread's handle on the producer thread: request/reply over postMessage, block events out.
+
+import { Worker } from 'node:worker_threads'
+import type { KeelConfig } from '../config/types.js'
+import type { GethGenesis } from '../evm/common.js'
+import { fromShape } from '../rpc/errors.js'
+import type { FromProducer, HeadInfo, NewBlockEvent, PoolQuery, ProducerInit, ToProducer, TxWire } from './messages.js'
+
+interface Pending {
+  resolve(value: unknown): void
+  reject(err: Error): void
+}
+
+export interface ProducerReady {
+  head: HeadInfo
+  genesisHash: string
+  hardfork: string
+}
+
+export class ProducerClient {
+  private readonly worker: Worker
+  private readonly pending = new Map<number, Pending>()
+  private nextId = 1
+  private blockListeners: Array<(event: NewBlockEvent) => void> = []
+  private pendingTxListeners: Array<(hashes: string[]) => void> = []
+  private exited = false
+  readonly ready: Promise<ProducerReady>
+
+  constructor(config: KeelConfig, genesis: GethGenesis, onFatal: (message: string) => void) {
+    const init: ProducerInit = { config, genesis }
+    this.worker = new Worker(new URL('./producer-thread.js', import.meta.url), { workerData: init })
+    let markReady!: (r: ProducerReady) => void
+    let failReady!: (err: Error) => void
+    this.ready = new Promise((resolve, reject) => {
+      markReady = resolve
+      failReady = reject
+    })
+    this.worker.on('message', (msg: FromProducer) => {
+      switch (msg.kind) {
+        case 'reply': {
+          const waiter = this.pending.get(msg.id)
+          if (waiter === undefined) return
+          this.pending.delete(msg.id)
+          if (msg.ok) waiter.resolve(msg.result)
+          else waiter.reject(fromShape(msg.error))
+          break
+        }
+        case 'block':
+          for (const listener of this.blockListeners) listener(msg)
+          break
+        case 'pendingTx':
+          for (const listener of this.pendingTxListeners) listener(msg.hashes)
+          break
+        case 'ready':
+          markReady({ head: msg.head, genesisHash: msg.genesisHash, hardfork: msg.hardfork })
+          break
+        case 'fatal':
+          failReady(new Error(msg.message))
+          onFatal(msg.message)
+          break
+      }
+    })
+    this.worker.on('error', (err) => {
+      failReady(err)
+      onFatal(`producer thread crashed: ${err.stack ?? err.message}`)
+    })
+    this.worker.on('exit', (code) => {
+      this.exited = true
+      const err = new Error(`producer thread exited (code ${code})`)
+      failReady(err)
+      for (const waiter of this.pending.values()) waiter.reject(err)
+      this.pending.clear()
+    })
+  }
+
+  onBlock(listener: (event: NewBlockEvent) => void): void {
+    this.blockListeners.push(listener)
+  }
+
+  onPendingTx(listener: (hashes: string[]) => void): void {
+    this.pendingTxListeners.push(listener)
+  }
+
+  private request(msg: Omit<ToProducer, 'id'> & { kind: ToProducer['kind'] }): Promise<unknown> {
+    if (this.exited) return Promise.reject(new Error('producer thread is not running'))
+    const id = this.nextId++
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject })
+      this.worker.postMessage({ ...msg, id })
+    })
+  }
+
+  submit(tx: TxWire): Promise<{ hash: string }> {
+    return this.request({ kind: 'submit', tx } as ToProducer) as Promise<{ hash: string }>
+  }
+
+  query<T>(query: PoolQuery): Promise<T> {
+    return this.request({ kind: 'pool', query } as ToProducer) as Promise<T>
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.exited) return
+    try {
+      await this.request({ kind: 'shutdown' } as ToProducer)
+    } finally {
+      await this.worker.terminate()
+    }
+  }
+}

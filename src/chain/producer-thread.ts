@@ -1,0 +1,60 @@
+// Entry of the producer worker thread: the only writer of the chain database.
+
+import { parentPort, workerData } from 'node:worker_threads'
+import type { FromProducer, ProducerInit, ToProducer } from './messages.js'
+import { join } from 'node:path'
+import { bytesToHex } from '@ethereumjs/util'
+import { errorShape, headInfo, Producer } from './producer.js'
+import { openChainLevel } from './store/level.js'
+import type { ChainLevel } from './store/level.js'
+import { Keys } from './store/schema.js'
+
+if (parentPort === null) throw new Error('producer-thread must run as a worker thread')
+const port = parentPort
+const post = (msg: FromProducer): void => port.postMessage(msg)
+
+async function run(): Promise<void> {
+  const { config, genesis } = workerData as ProducerInit
+  const level = await openChainLevel(join(config.dataDir, 'chain'), { cacheSize: 64 << 20, writeBufferSize: 32 << 20 })
+  const producer = await Producer.open(config, genesis, level, {
+    onBlock: (event) => post(event),
+    onPendingTx: (hashes) => post({ kind: 'pendingTx', hashes }),
+    onFatal: (message) => post({ kind: 'fatal', message }),
+  })
+
+  port.on('message', (msg: ToProducer) => {
+    switch (msg.kind) {
+      case 'submit':
+        producer.submit(msg.tx).then(
+          (result) => post({ kind: 'reply', id: msg.id, ok: true, result }),
+          (err: unknown) => post({ kind: 'reply', id: msg.id, ok: false, error: errorShape(err) }),
+        )
+        break
+      case 'pool':
+        producer.query(msg.query).then(
+          (result) => post({ kind: 'reply', id: msg.id, ok: true, result }),
+          (err: unknown) => post({ kind: 'reply', id: msg.id, ok: false, error: errorShape(err) }),
+        )
+        break
+      case 'shutdown':
+        producer
+          .close()
+          .then(() => level.close())
+          .then(
+            () => post({ kind: 'reply', id: msg.id, ok: true, result: null }),
+            (err: unknown) => post({ kind: 'reply', id: msg.id, ok: false, error: errorShape(err) }),
+          )
+        break
+    }
+  })
+
+  post({ kind: 'ready', head: headInfo(producer.headHeader), genesisHash: await genesisHashOf(level), hardfork: producer.hardfork })
+  producer.start()
+}
+
+async function genesisHashOf(level: ChainLevel): Promise<string> {
+  const hash = await level.get(Keys.meta('genesis'))
+  return hash === undefined ? '0x' : bytesToHex(hash)
+}
+
+run().catch((err: unknown) => post({ kind: 'fatal', message: `producer failed to start: ${(err as Error).stack ?? err}` }))

@@ -1,0 +1,429 @@
+// The block producer: the only writer of the chain. It owns the txpool, seals blocks on a timer (or per
+// arriving batch in automine mode) with the lean builder, and writes each block in one LevelDB batch.
+
+import { createBlockHeader, createBlockHeaderFromRLP } from '@ethereumjs/block'
+import type { BlockHeader } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { createMPT } from '@ethereumjs/mpt'
+import { Caches, CacheType } from '@ethereumjs/statemanager'
+import { Account, Address, bytesToHex, hexToBytes, ValueEncoding } from '@ethereumjs/util'
+import { createVM } from '@ethereumjs/vm'
+import type { VM } from '@ethereumjs/vm'
+import type { KeelConfig } from '../config/types.js'
+import { createChainCommon } from '../evm/common.js'
+import type { GethGenesis } from '../evm/common.js'
+import { fastCrypto, loadFastCrypto } from '../evm/crypto.js'
+import { FixedMerkleStateManager } from '../evm/state-manager.js'
+import { RpcError, toShape } from '../rpc/errors.js'
+import { encodeBody } from './body.js'
+import { buildBlock } from './builder.js'
+import type { BuiltBlock } from './builder.js'
+import type { HeadInfo, NewBlockEvent, PoolQuery, TxWire } from './messages.js'
+import { fromWire, toWire } from './pooled-tx.js'
+import type { PooledTx } from './pooled-tx.js'
+import { encodeReceipts } from './receipts.js'
+import type { ChainLevel } from './store/level.js'
+import { decodeHead, encodeHead, encodeNumber, encodeTxLookup, Keys } from './store/schema.js'
+import { NodeCache, ReadOnlyTrieDB, WritableTrieDB } from './store/state-db.js'
+import type { LevelOp } from './store/state-db.js'
+import { TxPool } from './txpool.js'
+import type { AccountReader } from './txpool.js'
+import { RLP } from '@ethereumjs/rlp'
+
+export interface ProducerEvents {
+  onBlock(event: NewBlockEvent): void
+  onPendingTx(hashes: string[]): void
+  onFatal(message: string): void
+}
+
+const BLOCKHASH_WINDOW = 256
+
+export function headInfo(header: BlockHeader): HeadInfo {
+  return {
+    number: header.number,
+    hash: bytesToHex(header.hash()),
+    timestamp: header.timestamp,
+    baseFeePerGas: header.baseFeePerGas ?? 0n,
+    gasLimit: header.gasLimit,
+    gasUsed: header.gasUsed,
+    stateRoot: bytesToHex(header.stateRoot),
+  }
+}
+
+function caches(size: number): Caches {
+  return new Caches({
+    account: { type: CacheType.ORDERED_MAP, size },
+    storage: { type: CacheType.ORDERED_MAP, size },
+    code: { type: CacheType.ORDERED_MAP, size },
+  })
+}
+
+/** Reads nonces and balances at the head for pool admission, never at the block being built. */
+class HeadAccountReader implements AccountReader {
+  constructor(private sm: FixedMerkleStateManager) {}
+  async setRoot(root: Uint8Array): Promise<void> {
+    await this.sm.setStateRoot(root, true)
+  }
+  async getNonce(address: string): Promise<bigint> {
+    return (await this.sm.getAccount(new Address(hexToBytes(address as `0x${string}`))))?.nonce ?? 0n
+  }
+  async getBalance(address: string): Promise<bigint> {
+    return (await this.sm.getAccount(new Address(hexToBytes(address as `0x${string}`))))?.balance ?? 0n
+  }
+}
+
+export class Producer {
+  private head!: BlockHeader
+  private sealing: Promise<void> | undefined
+  private sealAgain = false
+  private timer: NodeJS.Timeout | undefined
+  private lastSealAt = 0
+  private closed = false
+  private extraData = new Uint8Array(0)
+  private coinbase = new Address(new Uint8Array(20))
+
+  private constructor(
+    private readonly config: KeelConfig,
+    private readonly level: ChainLevel,
+    private readonly common: Common,
+    private readonly trieDb: WritableTrieDB,
+    private readonly vm: VM,
+    private readonly reader: HeadAccountReader,
+    private readonly recentHashes: Map<bigint, Uint8Array>,
+    readonly pool: TxPool,
+    private readonly events: ProducerEvents,
+  ) {}
+
+  static async open(
+    config: KeelConfig,
+    genesis: GethGenesis,
+    level: ChainLevel,
+    events: ProducerEvents,
+  ): Promise<Producer> {
+    const crypto = await loadFastCrypto()
+    const common = createChainCommon(genesis, crypto.customCrypto)
+    const nodeCache = new NodeCache(200_000)
+    const trieDb = new WritableTrieDB(level, nodeCache)
+    const trie = await createMPT({ db: trieDb, useKeyHashing: true, common, valueEncoding: ValueEncoding.Bytes })
+    const sm = new FixedMerkleStateManager({ trie, common, prefixStorageTrieKeys: true, caches: caches(100_000) })
+    const readerTrie = await createMPT({
+      db: new ReadOnlyTrieDB(level, nodeCache),
+      useKeyHashing: true,
+      common,
+      valueEncoding: ValueEncoding.Bytes,
+    })
+    const reader = new HeadAccountReader(
+      new FixedMerkleStateManager({ trie: readerTrie, common, prefixStorageTrieKeys: true, caches: caches(50_000) }),
+    )
+    const recentHashes = new Map<bigint, Uint8Array>()
+    const blockchain = {
+      getBlock: async (n: number) => {
+        const hash = recentHashes.get(BigInt(n)) ?? (await level.get(Keys.canonicalHash(BigInt(n))))
+        return { hash: () => hash ?? new Uint8Array(32) }
+      },
+      putBlock: async () => {},
+      shallowCopy() {
+        return this
+      },
+    }
+    const vm = await createVM({ common, stateManager: sm, blockchain: blockchain as never })
+    const producer = new Producer(
+      config,
+      level,
+      common,
+      trieDb,
+      vm,
+      reader,
+      recentHashes,
+      new TxPool({
+        maxSlots: config.txpoolMaxSlots,
+        maxQueuedPerAccount: config.txpoolMaxQueuedPerAccount,
+        maxPendingPerAccount: config.txpoolMaxPendingPerAccount,
+        priceBumpPercent: config.txpoolPriceBumpPercent,
+        lifetimeMs: config.txpoolLifetimeSeconds * 1000,
+      }),
+      events,
+    )
+    await producer.initChain(genesis, sm)
+    await producer.restorePool()
+    return producer
+  }
+
+  get headHeader(): BlockHeader {
+    return this.head
+  }
+
+  get hardfork(): string {
+    return this.common.hardfork()
+  }
+
+  private async initChain(genesis: GethGenesis, sm: FixedMerkleStateManager): Promise<void> {
+    const stored = await this.level.get(Keys.meta('head'))
+    if (stored === undefined) {
+      await this.writeGenesis(genesis, sm)
+    } else {
+      const { number } = decodeHead(stored)
+      const headerRlp = await this.level.get(Keys.header(number))
+      if (headerRlp === undefined) throw new Error(`database corrupt: head block ${number} has no header`)
+      this.head = createBlockHeaderFromRLP(headerRlp, { common: this.common, setHardfork: true })
+      await sm.setStateRoot(this.head.stateRoot)
+      for (let n = number; n >= 0n && n > number - BigInt(BLOCKHASH_WINDOW); n--) {
+        const hash = await this.level.get(Keys.canonicalHash(n))
+        if (hash !== undefined) this.recentHashes.set(n, hash)
+      }
+    }
+    this.common.setHardforkBy({ blockNumber: this.head.number, timestamp: this.head.timestamp })
+    await this.reader.setRoot(this.head.stateRoot)
+    this.coinbase = this.head.number === 0n ? this.head.coinbase : this.coinbase
+  }
+
+  private async writeGenesis(genesis: GethGenesis, sm: FixedMerkleStateManager): Promise<void> {
+    const big = (v: string | undefined, fallback = 0n): bigint => (v === undefined ? fallback : BigInt(v))
+    this.trieDb.capture()
+    await sm.checkpoint()
+    for (const [addr, acct] of Object.entries(genesis.alloc)) {
+      const address = new Address(hexToBytes((addr.startsWith('0x') ? addr : `0x${addr}`) as `0x${string}`))
+      await sm.putAccount(address, new Account(big(acct.nonce), big(acct.balance)))
+      if (acct.code !== undefined && acct.code !== '0x' && acct.code !== '') {
+        await sm.putCode(address, hexToBytes((acct.code.startsWith('0x') ? acct.code : `0x${acct.code}`) as `0x${string}`))
+      }
+      for (const [slot, value] of Object.entries(acct.storage ?? {})) {
+        const key = hexToBytes(`0x${slot.replace(/^0x/, '').padStart(64, '0')}`)
+        const val = hexToBytes(`0x${value.replace(/^0x/, '').padStart(64, '0')}`)
+        await sm.putStorage(address, key, val)
+      }
+    }
+    const stateRoot = await sm.getStateRoot()
+    await sm.commit()
+    const header = createBlockHeader(
+      {
+        number: 0n,
+        gasLimit: BigInt(genesis.gasLimit),
+        timestamp: big(genesis.timestamp),
+        extraData: hexToBytes((genesis.extraData ?? '0x') as `0x${string}`),
+        baseFeePerGas: big(genesis.baseFeePerGas, 1_000_000_000n),
+        coinbase: genesis.coinbase ? new Address(hexToBytes(genesis.coinbase as `0x${string}`)) : undefined,
+        mixHash: genesis.mixHash ? hexToBytes(genesis.mixHash as `0x${string}`) : undefined,
+        nonce: hexToBytes(`0x${big(genesis.nonce).toString(16).padStart(16, '0')}`),
+        difficulty: big(genesis.difficulty),
+        stateRoot,
+      },
+      { common: this.common, setHardfork: true },
+    )
+    const ops = this.trieDb.takeCaptured()
+    const hash = header.hash()
+    ops.push(
+      { type: 'put', key: Keys.canonicalHash(0n), value: hash },
+      { type: 'put', key: Keys.blockNumber(hash), value: encodeNumber(0n) },
+      { type: 'put', key: Keys.header(0n), value: header.serialize() },
+      { type: 'put', key: Keys.body(0n), value: encodeBody([], []) },
+      { type: 'put', key: Keys.receipts(0n), value: encodeReceipts([]) },
+      { type: 'put', key: Keys.bloom(0n), value: header.logsBloom },
+      { type: 'put', key: Keys.meta('genesis'), value: hash },
+      { type: 'put', key: Keys.meta('config'), value: new TextEncoder().encode(JSON.stringify(genesis)) },
+      { type: 'put', key: Keys.meta('head'), value: encodeHead(0n, hash) },
+    )
+    await this.level.batch(ops)
+    this.trieDb.release()
+    this.head = header
+    this.recentHashes.set(0n, hash)
+  }
+
+  private async restorePool(): Promise<void> {
+    let restored = 0
+    for await (const [key, value] of this.level.iterator(Keys.pooledTxRange)) {
+      try {
+        const ptx = fromWire(decodeWire(value), this.common)
+        await this.pool.add(ptx, this.reader, this.nextBaseFee())
+        restored++
+      } catch {
+        await this.level.del(key)
+      }
+    }
+    if (restored > 0) this.scheduleAutomine()
+  }
+
+  start(): void {
+    if (this.config.blockTime > 0) this.scheduleTick()
+  }
+
+  private nextBaseFee(): bigint {
+    return this.head.calcNextBaseFee()
+  }
+
+  private scheduleTick(): void {
+    if (this.closed) return
+    const intervalMs = this.config.blockTime * 1000
+    const now = Date.now()
+    const due = this.lastSealAt === 0 ? now + intervalMs : this.lastSealAt + intervalMs
+    this.timer = setTimeout(() => this.onTick(), Math.max(0, due - now))
+  }
+
+  private onTick(): void {
+    this.lastSealAt = Date.now()
+    const hasWork = this.pool.status().pending > 0
+    const idleFor = Number(this.lastSealAt / 1000) - Number(this.head.timestamp)
+    const emptyDue = this.config.emptyBlockPeriod > 0 && idleFor >= this.config.emptyBlockPeriod - 0.001
+    if (hasWork || emptyDue) void this.seal()
+    this.scheduleTick()
+  }
+
+  /** Automine: one block per arriving batch; arrivals during a build go into the next block. */
+  private scheduleAutomine(): void {
+    if (this.config.blockTime !== 0 || this.closed) return
+    if (this.sealing !== undefined) {
+      this.sealAgain = true
+      return
+    }
+    setImmediate(() => void this.seal())
+  }
+
+  async submit(wire: TxWire): Promise<{ hash: string }> {
+    if (this.closed) throw new RpcError(-32000, 'node is shutting down')
+    const ptx = fromWire(wire, this.common)
+    const result = await this.pool.add(ptx, this.reader, this.nextBaseFee())
+    // journal it so that a crash or restart does not lose a transaction whose hash we returned
+    const ops: LevelOp[] = [{ type: 'put', key: Keys.pooledTx(hexToBytes(ptx.hash as `0x${string}`)), value: encodeWire(toWire(ptx)) }]
+    for (const gone of [...(result.replaced ? [result.replaced] : []), ...result.removed]) {
+      ops.push({ type: 'del', key: Keys.pooledTx(hexToBytes(gone.hash as `0x${string}`)) })
+    }
+    await this.level.batch(ops)
+    this.events.onPendingTx([ptx.hash])
+    this.scheduleAutomine()
+    return { hash: ptx.hash }
+  }
+
+  async query(query: PoolQuery): Promise<unknown> {
+    switch (query.q) {
+      case 'status':
+        return this.pool.status()
+      case 'content':
+        return this.pool.content()
+      case 'inspect':
+        return this.pool.inspect()
+      case 'contentFrom':
+        return this.pool.contentFrom(query.address)
+      case 'nonce':
+        return this.pool.pendingNonce(query.address, await this.reader.getNonce(query.address))
+      case 'get': {
+        const ptx = this.pool.get(query.hash)
+        return ptx === undefined ? null : toWire(ptx)
+      }
+      case 'pendingHashes':
+        return this.pool.pendingHashes()
+    }
+  }
+
+  /** Seals one block; concurrent calls coalesce. */
+  seal(): Promise<void> {
+    if (this.sealing !== undefined) {
+      this.sealAgain = true
+      return this.sealing
+    }
+    this.sealing = this.sealOnce()
+      .catch((err: unknown) => this.events.onFatal(`block production failed: ${(err as Error).stack ?? err}`))
+      .finally(() => {
+        this.sealing = undefined
+        if (this.sealAgain) {
+          this.sealAgain = false
+          if (this.config.blockTime === 0 && this.pool.status().pending > 0) void this.seal()
+        }
+      })
+    return this.sealing
+  }
+
+  private async sealOnce(): Promise<void> {
+    if (this.closed) return
+    const parent = this.head
+    const nowSec = BigInt(Math.floor(Date.now() / 1000))
+    const timestamp = nowSec > parent.timestamp ? nowSec : parent.timestamp + 1n
+    const baseFee = parent.calcNextBaseFee()
+    const candidates = this.pool.selectForBlock(baseFee, parent.gasLimit)
+    this.trieDb.capture()
+    let built: BuiltBlock
+    try {
+      built = await buildBlock(this.vm, this.common, {
+        parent,
+        candidates,
+        timestamp,
+        coinbase: this.coinbase,
+        gasLimit: parent.gasLimit,
+        extraData: this.extraData,
+      })
+    } catch (err) {
+      this.trieDb.discard()
+      await this.vm.stateManager.setStateRoot(parent.stateRoot, true)
+      throw err
+    }
+    await this.commitBlock(built)
+  }
+
+  private async commitBlock(built: BuiltBlock): Promise<void> {
+    const { block, receipts, included, invalid } = built
+    const header = block.header
+    const number = header.number
+    const hash = header.hash()
+    const headerRlp = header.serialize()
+    const bodyRlp = encodeBody(
+      block.transactions,
+      included.map((p) => hexToBytes(p.sender as `0x${string}`)),
+    )
+    const receiptsRlp = encodeReceipts(receipts)
+    const ops: LevelOp[] = this.trieDb.takeCaptured()
+    ops.push(
+      { type: 'put', key: Keys.canonicalHash(number), value: hash },
+      { type: 'put', key: Keys.blockNumber(hash), value: encodeNumber(number) },
+      { type: 'put', key: Keys.header(number), value: headerRlp },
+      { type: 'put', key: Keys.body(number), value: bodyRlp },
+      { type: 'put', key: Keys.receipts(number), value: receiptsRlp },
+      { type: 'put', key: Keys.bloom(number), value: header.logsBloom },
+    )
+    const txHashes: string[] = []
+    for (let i = 0; i < included.length; i++) {
+      const txHash = hexToBytes(included[i].hash as `0x${string}`)
+      txHashes.push(included[i].hash)
+      ops.push({ type: 'put', key: Keys.txLookup(txHash), value: encodeTxLookup(number, i) })
+      ops.push({ type: 'del', key: Keys.pooledTx(txHash) })
+    }
+    for (const ptx of invalid) ops.push({ type: 'del', key: Keys.pooledTx(hexToBytes(ptx.hash as `0x${string}`)) })
+    ops.push({ type: 'put', key: Keys.meta('head'), value: encodeHead(number, hash) })
+    try {
+      await this.level.batch(ops)
+    } catch (err) {
+      this.trieDb.discard()
+      await this.vm.stateManager.setStateRoot(this.head.stateRoot, true)
+      throw err
+    }
+    this.trieDb.release()
+    this.head = header
+    this.recentHashes.set(number, hash)
+    this.recentHashes.delete(number - BigInt(BLOCKHASH_WINDOW) - 1n)
+    await this.reader.setRoot(header.stateRoot)
+    const evicted = await this.pool.onBlock(included, invalid, this.reader, header.calcNextBaseFee())
+    if (evicted.length > 0) {
+      await this.level.batch(evicted.map((p) => ({ type: 'del' as const, key: Keys.pooledTx(hexToBytes(p.hash as `0x${string}`)) })))
+    }
+    this.events.onBlock({ kind: 'block', head: headInfo(header), headerRlp, bodyRlp, receiptsRlp, txHashes })
+  }
+
+  /** Stops sealing, lets the block in progress finish, and leaves the pool journalled on disk. */
+  async close(): Promise<void> {
+    this.closed = true
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    if (this.sealing !== undefined) await this.sealing
+  }
+}
+
+export function encodeWire(wire: TxWire): Uint8Array {
+  return RLP.encode([wire.raw, hexToBytes(wire.sender as `0x${string}`), wire.senderPubKey, BigInt(wire.arrivedAt)])
+}
+
+export function decodeWire(bytes: Uint8Array): TxWire {
+  const [raw, sender, pub, arrived] = RLP.decode(bytes) as unknown as Uint8Array[]
+  let arrivedAt = 0
+  for (const b of arrived) arrivedAt = arrivedAt * 256 + b
+  return { raw, sender: bytesToHex(sender), senderPubKey: pub, arrivedAt, hash: bytesToHex(fastCrypto().keccak256(raw)) }
+}
+
+export const errorShape = (err: unknown) =>
+  err instanceof RpcError ? toShape(err) : { code: -32603, message: (err as Error)?.message ?? String(err) }

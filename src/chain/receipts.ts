@@ -1,0 +1,32 @@
+// The stored receipt: what consensus needs (status, cumulative gas, logs). Everything else a client sees
+// (gasUsed, effectiveGasPrice, contractAddress, from, bloom) is derived at read time from the block.
+
+import { RLP } from '@ethereumjs/rlp'
+import { bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util'
+
+export type StoredLog = [address: Uint8Array, topics: Uint8Array[], data: Uint8Array]
+
+export interface ReceiptRecord {
+  status: 0 | 1
+  cumulativeGasUsed: bigint
+  logs: StoredLog[]
+}
+
+export function encodeReceipts(receipts: readonly ReceiptRecord[]): Uint8Array {
+  return RLP.encode(
+    receipts.map((r) => [
+      r.status === 1 ? Uint8Array.of(1) : new Uint8Array(0),
+      bigIntToUnpaddedBytes(r.cumulativeGasUsed),
+      r.logs,
+    ]),
+  )
+}
+
+export function decodeReceipts(bytes: Uint8Array): ReceiptRecord[] {
+  const list = RLP.decode(bytes) as unknown as [Uint8Array, Uint8Array, StoredLog[]][]
+  return list.map(([status, cumulative, logs]) => ({
+    status: status.length > 0 && status[0] === 1 ? 1 : 0,
+    cumulativeGasUsed: bytesToBigInt(cumulative),
+    logs,
+  }))
+}

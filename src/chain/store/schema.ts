@@ -1,0 +1,92 @@
+// LevelDB key layout. One database, binary keys, a 1-byte prefix per table, block numbers as 8-byte
+// big-endian so that range scans walk blocks in order.
+//
+//   s + trie key             trie node RLP (account and storage tries) and contract code
+//   H + num(8)               canonical block hash (32)
+//   n + hash(32)             block number (8)
+//   h + num(8)               header RLP
+//   b + num(8)               body RLP: [[tx bytes...], [sender(20)...]]
+//   r + num(8)               receipts RLP: [[status, cumulativeGasUsed, logs]...]
+//   B + num(8)               logs bloom (256)
+//   t + txHash(32)           num(8) + txIndex(4)
+//   p + txHash(32)           a pooled (not yet mined) transaction, in wire form
+//   m + name                 metadata: head, genesis hash, schema version
+
+const enc = new TextEncoder()
+
+export const Prefix = {
+  trie: 0x73, // s
+  canonicalHash: 0x48, // H
+  blockNumber: 0x6e, // n
+  header: 0x68, // h
+  body: 0x62, // b
+  receipts: 0x72, // r
+  bloom: 0x42, // B
+  txLookup: 0x74, // t
+  pooledTx: 0x70, // p
+  meta: 0x6d, // m
+} as const
+
+export const SCHEMA_VERSION = 1
+
+function withNumber(prefix: number, num: bigint): Uint8Array {
+  const key = new Uint8Array(9)
+  key[0] = prefix
+  new DataView(key.buffer).setBigUint64(1, num)
+  return key
+}
+
+function withBytes(prefix: number, bytes: Uint8Array): Uint8Array {
+  const key = new Uint8Array(1 + bytes.length)
+  key[0] = prefix
+  key.set(bytes, 1)
+  return key
+}
+
+export const Keys = {
+  canonicalHash: (num: bigint) => withNumber(Prefix.canonicalHash, num),
+  blockNumber: (hash: Uint8Array) => withBytes(Prefix.blockNumber, hash),
+  header: (num: bigint) => withNumber(Prefix.header, num),
+  body: (num: bigint) => withNumber(Prefix.body, num),
+  receipts: (num: bigint) => withNumber(Prefix.receipts, num),
+  bloom: (num: bigint) => withNumber(Prefix.bloom, num),
+  txLookup: (hash: Uint8Array) => withBytes(Prefix.txLookup, hash),
+  pooledTx: (hash: Uint8Array) => withBytes(Prefix.pooledTx, hash),
+  pooledTxRange: { gte: Uint8Array.of(Prefix.pooledTx), lt: Uint8Array.of(Prefix.pooledTx + 1) },
+  meta: (name: 'head' | 'genesis' | 'schema' | 'config') => withBytes(Prefix.meta, enc.encode(name)),
+}
+
+export function encodeNumber(num: bigint): Uint8Array {
+  const out = new Uint8Array(8)
+  new DataView(out.buffer).setBigUint64(0, num)
+  return out
+}
+
+export function decodeNumber(bytes: Uint8Array, offset = 0): bigint {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigUint64(offset)
+}
+
+export function encodeTxLookup(num: bigint, index: number): Uint8Array {
+  const out = new Uint8Array(12)
+  const view = new DataView(out.buffer)
+  view.setBigUint64(0, num)
+  view.setUint32(8, index)
+  return out
+}
+
+export function decodeTxLookup(bytes: Uint8Array): { number: bigint; index: number } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  return { number: view.getBigUint64(0), index: view.getUint32(8) }
+}
+
+/** head pointer: number(8) + hash(32) */
+export function encodeHead(num: bigint, hash: Uint8Array): Uint8Array {
+  const out = new Uint8Array(40)
+  new DataView(out.buffer).setBigUint64(0, num)
+  out.set(hash, 8)
+  return out
+}
+
+export function decodeHead(bytes: Uint8Array): { number: bigint; hash: Uint8Array } {
+  return { number: decodeNumber(bytes), hash: bytes.slice(8, 40) }
+}

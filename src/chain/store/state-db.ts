@@ -1,0 +1,157 @@
+// The @ethereumjs DB interface over classic-level for the state trie (and contract code).
+// The MPT hands us unprefixed-hex string keys; we store them as raw bytes under the trie prefix, so
+// keys are half the size. Two flavours:
+//  - the producer's, which can `capture` the trie writes of a block so that they join the block's own
+//    LevelDB batch (one atomic write per block: trie nodes, header, body, receipts, head pointer);
+//  - a reader's, which refuses every write: a call must never reach the database.
+
+import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util'
+import { hexToBytes } from '@ethereumjs/util'
+import type { AbstractBatchOperation } from 'abstract-level'
+import type { ChainLevel } from './level.js'
+import { Prefix } from './schema.js'
+
+type TrieOp = BatchDBOp<string, Uint8Array>
+export type LevelOp = AbstractBatchOperation<ChainLevel, Uint8Array, Uint8Array>
+
+export function trieKey(hexKey: string): Uint8Array {
+  const raw = hexToBytes(`0x${hexKey}`)
+  const key = new Uint8Array(raw.length + 1)
+  key[0] = Prefix.trie
+  key.set(raw, 1)
+  return key
+}
+
+/** A small LRU over trie nodes. Nodes are content-addressed, so one cache serves every state root. */
+export class NodeCache {
+  private readonly map = new Map<string, Uint8Array>()
+  constructor(private readonly max: number) {}
+  get(key: string): Uint8Array | undefined {
+    const value = this.map.get(key)
+    if (value !== undefined) {
+      this.map.delete(key)
+      this.map.set(key, value)
+    }
+    return value
+  }
+  set(key: string, value: Uint8Array): void {
+    if (this.max <= 0) return
+    this.map.delete(key)
+    this.map.set(key, value)
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string)
+  }
+  get size(): number {
+    return this.map.size
+  }
+}
+
+abstract class LevelTrieDBBase implements DB<string, Uint8Array> {
+  constructor(
+    protected readonly level: ChainLevel,
+    protected readonly cache: NodeCache,
+  ) {}
+
+  async get(key: string, _opts?: EncodingOpts): Promise<Uint8Array | undefined> {
+    const cached = this.cache.get(key)
+    if (cached !== undefined) return cached
+    const pending = this.pendingValue(key)
+    if (pending !== undefined) return pending
+    const value = await this.level.get(trieKey(key))
+    if (value !== undefined) this.cache.set(key, value)
+    return value
+  }
+
+  protected pendingValue(_key: string): Uint8Array | undefined {
+    return undefined
+  }
+
+  async open(): Promise<void> {}
+
+  abstract put(key: string, value: Uint8Array, opts?: EncodingOpts): Promise<void>
+  abstract del(key: string, opts?: EncodingOpts): Promise<void>
+  abstract batch(ops: TrieOp[]): Promise<void>
+  abstract shallowCopy(): DB<string, Uint8Array>
+}
+
+/** Read-only: every write throws, so a bug in the call path cannot touch the chain. */
+export class ReadOnlyTrieDB extends LevelTrieDBBase {
+  writesAttempted = 0
+  put(): Promise<void> {
+    this.writesAttempted++
+    return Promise.reject(new Error('read-only state: write refused'))
+  }
+  del(): Promise<void> {
+    this.writesAttempted++
+    return Promise.reject(new Error('read-only state: delete refused'))
+  }
+  batch(ops: TrieOp[]): Promise<void> {
+    if (ops.length === 0) return Promise.resolve()
+    this.writesAttempted++
+    return Promise.reject(new Error('read-only state: batch refused'))
+  }
+  shallowCopy(): ReadOnlyTrieDB {
+    return new ReadOnlyTrieDB(this.level, this.cache)
+  }
+}
+
+/** The producer's trie DB: writes are captured for the block batch while a block is being sealed. */
+export class WritableTrieDB extends LevelTrieDBBase {
+  private captured: Map<string, Uint8Array | undefined> | undefined
+
+  /** From now on, trie writes are held back until takeCaptured(). */
+  capture(): void {
+    this.captured = new Map()
+  }
+
+  /** The held-back writes as LevelDB ops; they stay readable until the batch is written. */
+  takeCaptured(): LevelOp[] {
+    const ops: LevelOp[] = []
+    if (this.captured === undefined) return ops
+    for (const [key, value] of this.captured) {
+      if (value === undefined) ops.push({ type: 'del', key: trieKey(key) })
+      else ops.push({ type: 'put', key: trieKey(key), value })
+    }
+    return ops
+  }
+
+  /** The block failed: forget its trie writes. */
+  discard(): void {
+    this.captured = undefined
+  }
+
+  /** After the block batch is on disk. */
+  release(): void {
+    if (this.captured !== undefined) {
+      for (const [key, value] of this.captured) if (value !== undefined) this.cache.set(key, value)
+    }
+    this.captured = undefined
+  }
+
+  protected override pendingValue(key: string): Uint8Array | undefined {
+    return this.captured?.get(key)
+  }
+
+  async put(key: string, value: Uint8Array): Promise<void> {
+    if (this.captured !== undefined) this.captured.set(key, value)
+    else await this.level.put(trieKey(key), value)
+  }
+
+  async del(key: string): Promise<void> {
+    // Nodes are shared between state roots and historical roots stay readable: never delete.
+    void key
+  }
+
+  async batch(ops: TrieOp[]): Promise<void> {
+    if (this.captured !== undefined) {
+      for (const op of ops) if (op.type === 'put') this.captured.set(op.key, op.value)
+      return
+    }
+    const levelOps: LevelOp[] = []
+    for (const op of ops) if (op.type === 'put') levelOps.push({ type: 'put', key: trieKey(op.key), value: op.value })
+    if (levelOps.length > 0) await this.level.batch(levelOps)
+  }
+
+  shallowCopy(): WritableTrieDB {
+    return this
+  }
+}

@@ -1,0 +1,273 @@
+// Stateless validation of eth_sendRawTransaction input, run on the main thread before the tx is handed to
+// the producer. The checks follow geth's order (internal/ethapi SubmitTransaction, then
+// core/txpool/validation.go ValidateTransaction) and answer with geth's wordings. The fields are read from
+// the RLP before @ethereumjs builds the tx, because its constructors throw their own texts for several of
+// these rules (EIP-7825 cap, chain id, tip above fee cap, high s).
+
+import type { Common } from '@ethereumjs/common'
+import { RLP } from '@ethereumjs/rlp'
+import type { NestedUint8Array } from '@ethereumjs/rlp'
+import {
+  createAccessList2930TxFromBytesArray,
+  create1559FeeMarketTxFromBytesArray,
+  createEOACode7702TxFromBytesArray,
+  createLegacyTxFromBytesArray,
+} from '@ethereumjs/tx'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { bytesToBigInt, bytesToHex } from '@ethereumjs/util'
+import { invalidParams, RpcError, serverError, TxError } from '../rpc/errors.js'
+import { makePooledTx, senderAddressOf } from './pooled-tx.js'
+import type { PooledTx } from './pooled-tx.js'
+
+export interface IntakeContext {
+  /** The chain's Common; its customCrypto (native ecrecover, wasm keccak) does the one recovery. */
+  common: Common
+  chainId: bigint
+  blockGasLimit: bigint
+  /** EIP-7825 per-tx gas cap (2^24 from Osaka). */
+  txGasCap: bigint
+  /** Max encoded size in bytes (geth: 128 KiB). */
+  maxTxSize: number
+  /** eth_sendRawTransaction fee cap in wei (0 = none). */
+  txFeeCapWei: bigint
+}
+
+export const DEFAULT_MAX_TX_SIZE = 131072
+export const EIP7825_TX_GAS_CAP = 1n << 24n
+
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+const SECP256K1_HALF_N = SECP256K1_N >> 1n
+const MAX_UINT64 = (1n << 64n) - 1n
+const WEI_PER_CENT_ETHER = 10n ** 16n
+
+// Wordings that geth uses but src/rpc/errors.ts does not carry.
+const invalidTransaction = (cause: string): RpcError => serverError(`invalid transaction: ${cause}`)
+const floorDataGasTooLow = (gas: bigint, needed: bigint): RpcError =>
+  serverError(`insufficient gas for floor data gas cost: gas ${gas}, minimum needed ${needed}`)
+const initCodeTooLarge = (size: number, limit: bigint): RpcError =>
+  serverError(`max initcode size exceeded: code size ${size}, limit ${limit}`)
+const unknownTxType = (): RpcError => serverError('transaction type not supported')
+const emptyAuthorizationList = (): RpcError => serverError('set code tx must have at least one authorization tuple')
+const nonceMax = (): RpcError => serverError('nonce has max value')
+
+/** The fields validation needs, read straight from the RLP (field order per tx type). */
+interface RawFields {
+  type: number
+  /** undefined for a legacy tx without EIP-155 protection. */
+  chainId: bigint | undefined
+  nonce: bigint
+  gasLimit: bigint
+  maxFeePerGas: bigint
+  maxPriorityFeePerGas: bigint
+  to: Uint8Array
+  data: Uint8Array
+  /** Legacy: v as signed; typed: yParity. */
+  v: bigint
+  r: bigint
+  s: bigint
+  authorizationCount: number
+  /** The decoded RLP list, handed to the @ethereumjs constructor. */
+  values: NestedUint8Array
+}
+
+/**
+ * Decodes and statelessly validates a raw transaction; recovers its sender once.
+ * @throws RpcError with geth's code and wording.
+ */
+export function decodeRawTransaction(rawHex: string, ctx: IntakeContext): PooledTx {
+  const raw = parseHexBytes(rawHex)
+  const fields = readFields(raw)
+
+  // internal/ethapi SubmitTransaction
+  if (ctx.txFeeCapWei > 0n) {
+    const fee = fields.gasLimit * fields.maxFeePerGas
+    if (fee > ctx.txFeeCapWei) throw TxError.feeCapExceeded(formatEther2(fee), formatEther2(ctx.txFeeCapWei))
+  }
+  if (fields.type === 0 && fields.chainId === undefined) throw TxError.notReplayProtected()
+
+  // core/txpool ValidateTransaction
+  if (raw.length > ctx.maxTxSize) throw TxError.oversizedData(raw.length, ctx.maxTxSize)
+  if (fields.to.length === 0) {
+    const limit = maxInitCodeSize(ctx.common)
+    if (BigInt(fields.data.length) > limit) throw initCodeTooLarge(fields.data.length, limit)
+  }
+  if (fields.gasLimit > ctx.txGasCap) throw TxError.gasLimitTooHigh(ctx.txGasCap, fields.gasLimit)
+  if (fields.gasLimit > ctx.blockGasLimit) throw TxError.exceedsBlockGasLimit()
+  if (fields.maxFeePerGas < fields.maxPriorityFeePerGas) throw TxError.tipAboveFeeCap()
+  if (fields.chainId !== undefined && fields.chainId !== ctx.chainId) {
+    throw TxError.invalidSender(TxError.invalidChainId(fields.chainId, ctx.chainId).message)
+  }
+  if (!validSignatureValues(fields)) throw TxError.invalidSender('invalid transaction v, r, s values')
+  if (fields.nonce === MAX_UINT64) throw nonceMax()
+  // geth checks this last; @ethereumjs refuses to build such a tx at all
+  if (fields.type === 4 && fields.authorizationCount === 0) throw emptyAuthorizationList()
+
+  const tx = buildTx(fields, ctx.common)
+  let senderPubKey: Uint8Array
+  try {
+    senderPubKey = tx.getSenderPublicKey()
+  } catch {
+    throw TxError.invalidSender('recovery failed')
+  }
+
+  const intrinsic = tx.getIntrinsicGas()
+  if (fields.gasLimit < intrinsic) throw TxError.intrinsicGasTooLow(fields.gasLimit, intrinsic)
+  const minimum = tx.getMinimumGasLimit()
+  if (fields.gasLimit < minimum) throw floorDataGasTooLow(fields.gasLimit, minimum)
+
+  const sender = senderAddressOf(senderPubKey, ctx.common)
+  return makePooledTx(tx, raw, senderPubKey, sender, bytesToHex(tx.hash()), Date.now())
+}
+
+/** Parses 0x-hex like geth's hexutil.Bytes; failures are parameter errors (-32602) as in geth. */
+function parseHexBytes(hex: string): Uint8Array {
+  let problem: string | undefined
+  if (hex.length < 2 || hex[0] !== '0' || (hex[1] !== 'x' && hex[1] !== 'X')) problem = 'hex string without 0x prefix'
+  else if (hex.length % 2 !== 0) problem = 'hex string of odd length'
+  else if (!/^[0-9a-fA-F]*$/.test(hex.slice(2))) problem = 'invalid hex string'
+  if (problem !== undefined) {
+    throw invalidParams(`invalid argument 0: json: cannot unmarshal ${problem} into Go value of type hexutil.Bytes`)
+  }
+  const buf = Buffer.from(hex.slice(2), 'hex')
+  return new Uint8Array(buf.buffer, buf.byteOffset, buf.length)
+}
+
+function readFields(raw: Uint8Array): RawFields {
+  if (raw.length === 0) throw invalidTransaction('typed transaction too short')
+  const first = raw[0]!
+  let type = 0
+  let payload = raw
+  if (first <= 0x7f) {
+    type = first
+    if (type === 3) throw TxError.typeNotSupported(3)
+    if (type !== 1 && type !== 2 && type !== 4) throw unknownTxType()
+    if (raw.length <= 1) throw invalidTransaction('typed transaction too short')
+    payload = raw.subarray(1)
+  }
+  let decoded: Uint8Array | NestedUint8Array
+  try {
+    decoded = RLP.decode(payload)
+  } catch (err) {
+    throw invalidTransaction(`rlp: ${(err as Error).message}`)
+  }
+  if (!Array.isArray(decoded)) throw invalidTransaction('rlp: expected input list')
+  const values = decoded
+  const expected = type === 0 ? 9 : type === 1 ? 11 : type === 2 ? 12 : 13
+  if (values.length !== expected) {
+    throw invalidTransaction(`rlp: expected ${expected} fields for a type ${type} transaction, got ${values.length}`)
+  }
+
+  let i = 0
+  const num = (name: string, maxBytes: number): bigint => {
+    const b = values[i++]
+    if (!(b instanceof Uint8Array)) throw invalidTransaction(`rlp: expected input string or byte for ${name}`)
+    if (b.length > 0 && b[0] === 0) throw invalidTransaction(`rlp: non-canonical integer (leading zero bytes) for ${name}`)
+    if (b.length > maxBytes) throw invalidTransaction(`rlp: input string too long for ${name}`)
+    return bytesToBigInt(b)
+  }
+  const bytes = (name: string): Uint8Array => {
+    const b = values[i++]
+    if (!(b instanceof Uint8Array)) throw invalidTransaction(`rlp: expected input string or byte for ${name}`)
+    return b
+  }
+  const list = (name: string): number => {
+    const l = values[i++]
+    if (!Array.isArray(l)) throw invalidTransaction(`rlp: expected input list for ${name}`)
+    return l.length
+  }
+
+  const chainId = type === 0 ? undefined : num('chainId', 32)
+  const nonce = num('nonce', 8)
+  let maxPriorityFeePerGas: bigint
+  let maxFeePerGas: bigint
+  if (type === 0 || type === 1) {
+    maxFeePerGas = maxPriorityFeePerGas = num('gasPrice', 32)
+  } else {
+    maxPriorityFeePerGas = num('maxPriorityFeePerGas', 32)
+    maxFeePerGas = num('maxFeePerGas', 32)
+  }
+  const gasLimit = num('gas', 8)
+  const to = bytes('to')
+  if (to.length !== 0 && to.length !== 20) throw invalidTransaction(`rlp: input string of wrong size for to`)
+  if (type === 4 && to.length === 0) throw invalidTransaction('rlp: input string too short for common.Address, decoding into (types.SetCodeTx).To')
+  num('value', 32)
+  const data = bytes('data')
+  if (type !== 0) list('accessList')
+  const authorizationCount = type === 4 ? list('authorizationList') : 0
+  const v = num(type === 0 ? 'v' : 'yParity', 32)
+  const r = num('r', 32)
+  const s = num('s', 32)
+
+  let legacyChainId: bigint | undefined
+  if (type === 0 && v !== 27n && v !== 28n && v !== 0n && v !== 1n) {
+    // EIP-155: v = chainId * 2 + 35/36 (geth deriveChainId: Euclidean division, as big.Int.Div)
+    const t = v - 35n
+    legacyChainId = t >= 0n ? t / 2n : -((-t + 1n) / 2n)
+  }
+  return {
+    type,
+    chainId: type === 0 ? legacyChainId : chainId,
+    nonce,
+    gasLimit,
+    maxFeePerGas,
+    maxPriorityFeePerGas,
+    to,
+    data,
+    v,
+    r,
+    s,
+    authorizationCount,
+    values,
+  }
+}
+
+/** EIP-3860 limit; the chain Common may not have loaded the tx params, whose value is geth's 49152. */
+function maxInitCodeSize(common: Common): bigint {
+  try {
+    return common.param('maxInitCodeSize')
+  } catch {
+    return 49152n
+  }
+}
+
+/** geth crypto.ValidateSignatureValues with homestead rules (s <= N/2). */
+function validSignatureValues(f: RawFields): boolean {
+  const recId = f.type === 0 ? (f.chainId === undefined ? f.v - 27n : f.v - 35n - 2n * f.chainId) : f.v
+  if (recId !== 0n && recId !== 1n) return false
+  return f.r >= 1n && f.s >= 1n && f.r < SECP256K1_N && f.s <= SECP256K1_HALF_N
+}
+
+function buildTx(f: RawFields, common: Common): TypedTransaction {
+  try {
+    const values = f.values as never
+    switch (f.type) {
+      case 0:
+        return createLegacyTxFromBytesArray(values, { common })
+      case 1:
+        return createAccessList2930TxFromBytesArray(values, { common })
+      case 2:
+        return create1559FeeMarketTxFromBytesArray(values, { common })
+      default:
+        return createEOACode7702TxFromBytesArray(values, { common })
+    }
+  } catch (err) {
+    throw invalidTransaction(stripTxContext((err as Error).message))
+  }
+}
+
+/** @ethereumjs appends " (tx type=… hash=… …)" to its messages; the client does not need that. */
+function stripTxContext(message: string): string {
+  const at = message.indexOf(' (tx type=')
+  return at === -1 ? message : message.slice(0, at)
+}
+
+/** Wei as ether with two decimals, rounding half to even like Go's %.2f. */
+export function formatEther2(wei: bigint): string {
+  let cents = wei / WEI_PER_CENT_ETHER
+  const rest = wei % WEI_PER_CENT_ETHER
+  const twice = rest * 2n
+  if (twice > WEI_PER_CENT_ETHER || (twice === WEI_PER_CENT_ETHER && cents % 2n === 1n)) cents += 1n
+  const whole = cents / 100n
+  const frac = (cents % 100n).toString().padStart(2, '0')
+  return `${whole}.${frac}`
+}

@@ -1,0 +1,200 @@
+// The read side of the chain, used by the RPC layer on the main thread. It never writes: the head moves
+// when the producer announces a block, and everything else is read from LevelDB (multithreading handle)
+// through a cache of recently used blocks. Blocks are immutable once written (single producer, no
+// reorgs), so whatever is cached, including encoded JSON, stays valid.
+
+import { createBlockHeaderFromRLP } from '@ethereumjs/block'
+import type { BlockHeader } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { createTxFromRLP } from '@ethereumjs/tx'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { blockRlpSize, decodeBody } from './body.js'
+import type { HeadInfo, NewBlockEvent } from './messages.js'
+import { decodeReceipts } from './receipts.js'
+import type { ReceiptRecord } from './receipts.js'
+import type { ChainLevel } from './store/level.js'
+import { decodeHead, decodeNumber, decodeTxLookup, Keys } from './store/schema.js'
+
+export interface BlockRecord {
+  number: bigint
+  hash: string
+  header: BlockHeader
+  size: number
+  /** 0x hashes, in block order */
+  txHashes: string[]
+  senders: string[]
+  /** decoded on first use */
+  txs(): TypedTransaction[]
+  receipts(): ReceiptRecord[]
+  /** per-block memo for encoded JSON and derived objects, owned by the RPC layer */
+  memo: Map<string, unknown>
+}
+
+class LoadedBlock implements BlockRecord {
+  readonly number: bigint
+  readonly hash: string
+  readonly memo = new Map<string, unknown>()
+  readonly txHashes: string[]
+  readonly senders: string[]
+  private decodedTxs: TypedTransaction[] | undefined
+  private decodedReceipts: ReceiptRecord[] | undefined
+
+  constructor(
+    readonly header: BlockHeader,
+    readonly size: number,
+    private readonly rawTxs: Uint8Array[],
+    senders: Uint8Array[],
+    private readonly receiptsRlp: Uint8Array,
+    keccak: (b: Uint8Array) => Uint8Array,
+    knownTxHashes?: string[],
+  ) {
+    this.number = header.number
+    this.hash = bytesToHex(header.hash())
+    this.senders = senders.map((s) => bytesToHex(s))
+    this.txHashes = knownTxHashes ?? rawTxs.map((raw) => bytesToHex(keccak(raw)))
+  }
+
+  txs(): TypedTransaction[] {
+    if (this.decodedTxs === undefined) {
+      const opts = { common: this.header.common }
+      this.decodedTxs = this.rawTxs.map((raw) => createTxFromRLP(raw, opts))
+    }
+    return this.decodedTxs
+  }
+
+  receipts(): ReceiptRecord[] {
+    if (this.decodedReceipts === undefined) this.decodedReceipts = decodeReceipts(this.receiptsRlp)
+    return this.decodedReceipts
+  }
+}
+
+/** A small LRU of decoded blocks by number. */
+class BlockCache {
+  private readonly map = new Map<bigint, BlockRecord>()
+  constructor(private readonly max: number) {}
+  get(n: bigint): BlockRecord | undefined {
+    const b = this.map.get(n)
+    if (b !== undefined) {
+      this.map.delete(n)
+      this.map.set(n, b)
+    }
+    return b
+  }
+  set(b: BlockRecord): void {
+    this.map.delete(b.number)
+    this.map.set(b.number, b)
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as bigint)
+  }
+}
+
+export class ChainView {
+  private headInfo: HeadInfo
+  private headBlock: BlockRecord | undefined
+  private readonly cache = new BlockCache(512)
+  private readonly headListeners: Array<(block: BlockRecord) => void> = []
+
+  constructor(
+    readonly level: ChainLevel,
+    readonly common: Common,
+    private readonly keccak: (b: Uint8Array) => Uint8Array,
+    head: HeadInfo,
+    readonly genesisHash: string,
+  ) {
+    this.headInfo = head
+  }
+
+  get head(): HeadInfo {
+    return this.headInfo
+  }
+
+  /** Called with each block the producer seals, in order. */
+  applyBlock(event: NewBlockEvent): BlockRecord {
+    const header = createBlockHeaderFromRLP(event.headerRlp, { common: this.common, setHardfork: true })
+    const body = decodeBody(event.bodyRlp)
+    const record = new LoadedBlock(
+      header,
+      blockRlpSize(event.headerRlp.length, body.txs, header.withdrawalsRoot !== undefined),
+      body.txs,
+      body.senders,
+      event.receiptsRlp,
+      this.keccak,
+      event.txHashes,
+    )
+    this.cache.set(record)
+    this.headInfo = event.head
+    this.headBlock = record
+    for (const listener of this.headListeners) listener(record)
+    return record
+  }
+
+  onHead(listener: (block: BlockRecord) => void): void {
+    this.headListeners.push(listener)
+  }
+
+  async headRecord(): Promise<BlockRecord> {
+    if (this.headBlock !== undefined && this.headBlock.number === this.headInfo.number) return this.headBlock
+    const b = await this.blockByNumber(this.headInfo.number)
+    if (b === undefined) throw new Error(`head block ${this.headInfo.number} missing`)
+    this.headBlock = b
+    return b
+  }
+
+  async blockByNumber(number: bigint): Promise<BlockRecord | undefined> {
+    if (number < 0n || number > this.headInfo.number) return undefined
+    const cached = this.cache.get(number)
+    if (cached !== undefined) return cached
+    const [headerRlp, bodyRlp, receiptsRlp] = await this.level.getMany([
+      Keys.header(number),
+      Keys.body(number),
+      Keys.receipts(number),
+    ])
+    if (headerRlp === undefined || bodyRlp === undefined || receiptsRlp === undefined) return undefined
+    const header = createBlockHeaderFromRLP(headerRlp, { common: this.common, setHardfork: true })
+    const body = decodeBody(bodyRlp)
+    const record = new LoadedBlock(
+      header,
+      blockRlpSize(headerRlp.length, body.txs, header.withdrawalsRoot !== undefined),
+      body.txs,
+      body.senders,
+      receiptsRlp,
+      this.keccak,
+    )
+    this.cache.set(record)
+    return record
+  }
+
+  async numberOfHash(hash: string): Promise<bigint | undefined> {
+    const bytes = await this.level.get(Keys.blockNumber(hexToBytes(hash as `0x${string}`)))
+    if (bytes === undefined) return undefined
+    const number = decodeNumber(bytes)
+    return number <= this.headInfo.number ? number : undefined
+  }
+
+  async blockByHash(hash: string): Promise<BlockRecord | undefined> {
+    const number = await this.numberOfHash(hash)
+    return number === undefined ? undefined : this.blockByNumber(number)
+  }
+
+  async txLocation(hash: string): Promise<{ number: bigint; index: number } | undefined> {
+    const bytes = await this.level.get(Keys.txLookup(hexToBytes(hash as `0x${string}`)))
+    if (bytes === undefined) return undefined
+    const loc = decodeTxLookup(bytes)
+    return loc.number <= this.headInfo.number ? loc : undefined
+  }
+
+  /** Blooms of a block range, for log queries (one ordered range read). */
+  async blooms(from: bigint, to: bigint): Promise<Array<{ number: bigint; bloom: Uint8Array }>> {
+    const out: Array<{ number: bigint; bloom: Uint8Array }> = []
+    for await (const [key, value] of this.level.iterator({ gte: Keys.bloom(from), lte: Keys.bloom(to) })) {
+      out.push({ number: decodeNumber(key, 1), bloom: value })
+    }
+    return out
+  }
+
+  /** The head as stored on disk (used at startup before the producer reports). */
+  static async readHead(level: ChainLevel): Promise<{ number: bigint; hash: Uint8Array } | undefined> {
+    const head = await level.get(Keys.meta('head'))
+    return head === undefined ? undefined : decodeHead(head)
+  }
+}

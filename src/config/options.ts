@@ -1,0 +1,229 @@
+// The one table of every setting: its KeelConfig field, CLI flag, environment variable, type, default,
+// accepted range and help line. The loader, the validator and `keel --help` are all driven by it.
+// Naming rule: flag = the field in kebab-case (--block-time), variable = KEEL_ + SCREAMING_SNAKE (KEEL_BLOCK_TIME).
+
+import type { KeelConfig } from './types.js'
+
+export type OptionKey = keyof KeelConfig
+
+export type OptionType = 'string' | 'path' | 'host' | 'int' | 'number' | 'bigint' | 'bool' | 'enum'
+
+export type OptionGroup = 'Node' | 'Block production' | 'Transaction pool' | 'Execution' | 'Transport limits' | 'Logs and filters'
+
+interface OptionBase<K extends OptionKey> {
+  /** Flag name without the leading dashes, e.g. 'data-dir' for --data-dir. */
+  flag: string
+  /** Environment variable, e.g. KEEL_DATA_DIR. */
+  env: string
+  group: OptionGroup
+  /** Placeholder shown in the help after the flag, e.g. DIR, N, SECONDS. */
+  metavar: string
+  help: string
+  default: KeelConfig[K]
+  /** Help text for the default when the value alone would mislead (e.g. a derived default). */
+  defaultText?: string
+}
+
+interface NumericOption<K extends OptionKey> extends OptionBase<K> {
+  type: 'int' | 'number'
+  min: number
+  max: number
+}
+
+interface BigintOption<K extends OptionKey> extends OptionBase<K> {
+  type: 'bigint'
+  min: bigint
+  max: bigint
+}
+
+interface EnumOption<K extends OptionKey> extends OptionBase<K> {
+  type: 'enum'
+  values: readonly string[]
+}
+
+interface PlainOption<K extends OptionKey> extends OptionBase<K> {
+  type: 'string' | 'path' | 'host' | 'bool'
+  /** The option may be left unset (its default is undefined). */
+  optional?: true
+}
+
+export type OptionSpec<K extends OptionKey = OptionKey> =
+  | NumericOption<K>
+  | BigintOption<K>
+  | EnumOption<K>
+  | PlainOption<K>
+
+/** An option definition together with the KeelConfig field it fills. */
+export type Option = { [K in OptionKey]: OptionSpec<K> & { key: K } }[OptionKey]
+
+const UINT64_MAX = (1n << 64n) - 1n
+const DAY = 86_400
+const MiB = 1024 * 1024
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const
+
+// A mapped type over KeelConfig makes the compiler reject a field without an entry here.
+const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
+  dataDir: {
+    flag: 'data-dir', env: 'KEEL_DATA_DIR', group: 'Node', type: 'path', metavar: 'DIR',
+    default: './data', help: 'folder holding the chain database, the operator key and the persisted txpool',
+  },
+  host: {
+    flag: 'host', env: 'KEEL_HOST', group: 'Node', type: 'host', metavar: 'ADDR',
+    default: '127.0.0.1', help: 'interface the HTTP + WebSocket server listens on (0.0.0.0 = all)',
+  },
+  port: {
+    flag: 'port', env: 'KEEL_PORT', group: 'Node', type: 'int', metavar: 'N', min: 0, max: 65_535,
+    default: 8545, help: 'TCP port of the HTTP + WebSocket server (0 = any free port)',
+  },
+  genesis: {
+    flag: 'genesis', env: 'KEEL_GENESIS', group: 'Node', type: 'path', metavar: 'FILE', optional: true,
+    default: undefined, defaultText: 'built-in', help: 'geth-format genesis.json used when the data folder is new',
+  },
+  dev: {
+    flag: 'dev', env: 'KEEL_DEV', group: 'Node', type: 'bool', metavar: '',
+    default: false, help: 'development mode: prefunded well-known test accounts',
+  },
+  chainId: {
+    flag: 'chain-id', env: 'KEEL_CHAIN_ID', group: 'Node', type: 'int', metavar: 'N',
+    min: 1, max: Number.MAX_SAFE_INTEGER, default: 24_589, help: 'chain id (EIP-155) of the chain',
+  },
+  stateHistory: {
+    flag: 'state-history', env: 'KEEL_STATE_HISTORY', group: 'Node', type: 'int', metavar: 'BLOCKS',
+    min: 0, max: Number.MAX_SAFE_INTEGER, default: 0,
+    help: 'recent blocks whose state stays readable (0 = archive, keep all)',
+  },
+  logLevel: {
+    flag: 'log-level', env: 'KEEL_LOG_LEVEL', group: 'Node', type: 'enum', metavar: 'LEVEL', values: LOG_LEVELS,
+    default: 'info', help: `log verbosity: ${LOG_LEVELS.join(', ')}`,
+  },
+
+  blockTime: {
+    flag: 'block-time', env: 'KEEL_BLOCK_TIME', group: 'Block production', type: 'number', metavar: 'SECONDS',
+    min: 0, max: DAY, default: 1,
+    help: 'seconds between sealed blocks, fractions allowed (0 = seal a block for each arriving batch)',
+  },
+  emptyBlockPeriod: {
+    flag: 'empty-block-period', env: 'KEEL_EMPTY_BLOCK_PERIOD', group: 'Block production', type: 'number',
+    metavar: 'SECONDS', min: 0, max: DAY, default: 1, defaultText: 'same as --block-time',
+    help: 'when idle, seal an empty block only every this many seconds (0 = never seal empty blocks)',
+  },
+
+  txpoolMaxSlots: {
+    flag: 'txpool-max-slots', env: 'KEEL_TXPOOL_MAX_SLOTS', group: 'Transaction pool', type: 'int', metavar: 'N',
+    min: 1, max: 10_000_000, default: 5120, help: 'most transactions the pool holds in total',
+  },
+  txpoolMaxQueuedPerAccount: {
+    flag: 'txpool-max-queued-per-account', env: 'KEEL_TXPOOL_MAX_QUEUED_PER_ACCOUNT', group: 'Transaction pool',
+    type: 'int', metavar: 'N', min: 1, max: 10_000_000, default: 64,
+    help: 'most future-nonce (queued) transactions per sender',
+  },
+  txpoolMaxPendingPerAccount: {
+    flag: 'txpool-max-pending-per-account', env: 'KEEL_TXPOOL_MAX_PENDING_PER_ACCOUNT', group: 'Transaction pool',
+    type: 'int', metavar: 'N', min: 1, max: 10_000_000, default: 1024,
+    help: 'most executable (pending) transactions per sender',
+  },
+  txpoolPriceBumpPercent: {
+    flag: 'txpool-price-bump-percent', env: 'KEEL_TXPOOL_PRICE_BUMP_PERCENT', group: 'Transaction pool', type: 'int',
+    metavar: 'PERCENT', min: 1, max: 1000, default: 10,
+    help: 'fee increase, in percent, a replacement transaction needs over the one it replaces',
+  },
+  txpoolLifetimeSeconds: {
+    flag: 'txpool-lifetime-seconds', env: 'KEEL_TXPOOL_LIFETIME_SECONDS', group: 'Transaction pool', type: 'int', metavar: 'SECONDS',
+    min: 1, max: 365 * DAY, default: 10_800, help: 'how long a queued transaction may wait before it is dropped',
+  },
+  rpcTxFeeCap: {
+    flag: 'rpc-tx-fee-cap', env: 'KEEL_RPC_TX_FEE_CAP', group: 'Transaction pool', type: 'number', metavar: 'ETHER',
+    min: 0, max: 1e12, default: 1,
+    help: 'highest fee (gas limit x fee cap, in ether) eth_sendRawTransaction accepts (0 = no cap)',
+  },
+  txMaxSize: {
+    flag: 'tx-max-size', env: 'KEEL_TX_MAX_SIZE', group: 'Transaction pool', type: 'int', metavar: 'BYTES',
+    min: 1024, max: 64 * MiB, default: 131_072, help: 'largest encoded transaction accepted',
+  },
+
+  rpcGasCap: {
+    flag: 'rpc-gas-cap', env: 'KEEL_RPC_GAS_CAP', group: 'Execution', type: 'bigint', metavar: 'GAS',
+    min: 21_000n, max: UINT64_MAX, default: 50_000_000n, help: 'gas limit of eth_call and eth_estimateGas',
+  },
+  rpcEvmTimeoutMs: {
+    flag: 'rpc-evm-timeout-ms', env: 'KEEL_RPC_EVM_TIMEOUT_MS', group: 'Execution', type: 'int', metavar: 'MS',
+    min: 1, max: 3_600_000, default: 5000, help: 'time limit of one eth_call / eth_estimateGas, in milliseconds',
+  },
+  callWorkers: {
+    flag: 'call-workers', env: 'KEEL_CALL_WORKERS', group: 'Execution', type: 'int', metavar: 'N',
+    min: 0, max: 256, default: 0, help: 'threads running eth_call (0 = derive from the core count)',
+  },
+
+  httpBodyLimit: {
+    flag: 'http-body-limit', env: 'KEEL_HTTP_BODY_LIMIT', group: 'Transport limits', type: 'int', metavar: 'BYTES',
+    min: 1024, max: 1024 * MiB, default: 5 * MiB, help: 'largest HTTP request body (larger: HTTP 413)',
+  },
+  batchRequestLimit: {
+    flag: 'batch-request-limit', env: 'KEEL_BATCH_REQUEST_LIMIT', group: 'Transport limits', type: 'int',
+    metavar: 'N', min: 1, max: 1_000_000, default: 1000, help: 'most requests in one JSON-RPC batch',
+  },
+  batchResponseMaxSize: {
+    flag: 'batch-response-max-size', env: 'KEEL_BATCH_RESPONSE_MAX_SIZE', group: 'Transport limits', type: 'int',
+    metavar: 'BYTES', min: 1024, max: 2 ** 31 - 1, default: 25_000_000, help: 'largest JSON-RPC batch response',
+  },
+
+  logsMaxBlockRange: {
+    flag: 'logs-max-block-range', env: 'KEEL_LOGS_MAX_BLOCK_RANGE', group: 'Logs and filters', type: 'int',
+    metavar: 'BLOCKS', min: 1, max: Number.MAX_SAFE_INTEGER, default: 10_000,
+    help: 'widest block range of one eth_getLogs query',
+  },
+  logsMaxResults: {
+    flag: 'logs-max-results', env: 'KEEL_LOGS_MAX_RESULTS', group: 'Logs and filters', type: 'int', metavar: 'N',
+    min: 1, max: 10_000_000, default: 10_000, help: 'most logs one eth_getLogs query returns',
+  },
+  filterTimeoutSeconds: {
+    flag: 'filter-timeout-seconds', env: 'KEEL_FILTER_TIMEOUT_SECONDS', group: 'Logs and filters', type: 'int', metavar: 'SECONDS',
+    min: 1, max: DAY, default: 300, help: 'a polled filter not polled for this long is removed',
+  },
+}
+
+export const OPTIONS: readonly Option[] = (Object.keys(TABLE) as OptionKey[]).map(
+  (key) => ({ ...TABLE[key], key }) as Option,
+)
+
+export const OPTIONS_BY_FLAG: ReadonlyMap<string, Option> = new Map(OPTIONS.map((o) => [o.flag, o]))
+export const OPTIONS_BY_ENV: ReadonlyMap<string, Option> = new Map(OPTIONS.map((o) => [o.env, o]))
+export const OPTIONS_BY_KEY: ReadonlyMap<OptionKey, Option> = new Map(OPTIONS.map((o) => [o.key, o]))
+
+/** Flags that are not settings: they choose the config file or what the CLI does. */
+export const CONFIG_FLAG = 'config'
+export const CONFIG_ENV = 'KEEL_CONFIG'
+
+export function defaultConfig(): KeelConfig {
+  const config: Record<string, unknown> = {}
+  for (const option of OPTIONS) config[option.key] = option.default
+  return config as unknown as KeelConfig
+}
+
+/** What a valid value looks like, in the words of the error messages and the help. */
+export function expectedText(option: Option): string {
+  switch (option.type) {
+    case 'int':
+      return `an integer from ${option.min} to ${option.max}`
+    case 'number':
+      return `a number from ${option.min} to ${option.max}`
+    case 'bigint':
+      return `an integer from ${option.min} to ${option.max} (decimal or 0x-hex)`
+    case 'bool':
+      return 'true or false'
+    case 'enum':
+      return `one of ${option.values.join(', ')}`
+    case 'host':
+      return 'an IP address or a host name'
+    case 'string':
+    case 'path':
+      return 'a non-empty string'
+  }
+}
+
+/** The default as shown in the help. */
+export function defaultText(option: Option): string {
+  if (option.defaultText !== undefined) return option.defaultText
+  return String(option.default)
+}

@@ -1,0 +1,48 @@
+// The resolved configuration every component receives. Defaults, parsing and validation live in
+// options.ts; this file is only the shape, so that low layers can import it without the loader.
+
+export interface KeelConfig {
+  /** Folder holding the LevelDB chain, the operator key and the persisted txpool. */
+  dataDir: string
+  host: string
+  port: number
+  /** Path of a geth-format genesis.json; undefined = the embedded default (or --dev). */
+  genesis: string | undefined
+  /** Seconds between sealed blocks; 0 = seal one block per arriving batch (automine). */
+  blockTime: number
+  /** When idle, seal empty blocks only every this many seconds (0 = never seal empty blocks). */
+  emptyBlockPeriod: number
+  dev: boolean
+  chainId: number
+  /** Recent blocks whose state stays readable (0 = archive, keep all). */
+  stateHistory: number
+
+  // Txpool
+  txpoolMaxSlots: number
+  txpoolMaxQueuedPerAccount: number
+  txpoolMaxPendingPerAccount: number
+  txpoolPriceBumpPercent: number
+  txpoolLifetimeSeconds: number
+  /** Transaction fee cap of eth_sendRawTransaction in ether (0 = no cap). */
+  rpcTxFeeCap: number
+  /** Max encoded transaction size in bytes (geth: 128 KiB). */
+  txMaxSize: number
+
+  // Execution
+  rpcGasCap: bigint
+  rpcEvmTimeoutMs: number
+  /** Workers in the eth_call pool (0 = derive from core count). */
+  callWorkers: number
+
+  // Transport limits
+  httpBodyLimit: number
+  batchRequestLimit: number
+  batchResponseMaxSize: number
+
+  // Logs and filters
+  logsMaxBlockRange: number
+  logsMaxResults: number
+  filterTimeoutSeconds: number
+
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
+}

@@ -1,0 +1,389 @@
+// Executes eth_call, eth_estimateGas and eth_createAccessList against the state root of a block,
+// inside an outer checkpoint that is always reverted: nothing a call does reaches the database.
+// Thread-agnostic: the piscina workers run it, and so can any thread with a read handle on the DB.
+
+import { Block, createBlockHeader } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { Hardfork } from '@ethereumjs/common'
+import { createTx } from '@ethereumjs/tx'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { Account, Address, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util'
+import { createVM, runTx } from '@ethereumjs/vm'
+import type { RunTxResult, VM } from '@ethereumjs/vm'
+import type { ChainLevel } from '../chain/store/level.js'
+import { Keys } from '../chain/store/schema.js'
+import type { FixedMerkleStateManager } from '../evm/state-manager.js'
+import { ErrorCode, executionReverted, RpcError, serverError, toShape } from '../rpc/errors.js'
+import { decodeRevertReason } from './revert.js'
+import { StateReader } from './state-reader.js'
+import type { ExecAccessListItem, ExecBlock, ExecCallArgs, ExecLimits, ExecResult, ExecTask } from './types.js'
+
+/** EIP-7825 (Osaka): no transaction may use more gas than this. */
+const TX_GAS_CAP_OSAKA = 1n << 24n
+/** geth stops the estimate binary search within 1.5% of the answer. */
+const ESTIMATE_ERROR_RATIO = 0.015
+const CALL_STIPEND = 2300n
+const ZERO_ADDRESS = `0x${'00'.repeat(20)}`
+
+interface Session {
+  sm: FixedMerkleStateManager
+  vm: VM
+}
+
+const EVM_ERRORS: Record<string, string> = {
+  'out of gas': 'out of gas',
+  'invalid opcode': 'invalid opcode',
+  'stack underflow': 'stack underflow',
+  'stack overflow': 'stack limit reached 1024 (1023)',
+  'invalid JUMP': 'invalid jump destination',
+  'static state change': 'write protection',
+  'code size to deposit exceeds maximum code size': 'max code size exceeded',
+  'code store out of gas': 'contract creation code storage out of gas',
+  'create collision': 'contract address collision',
+  'value overflow': 'gas uint64 overflow',
+  'invalid input length': 'invalid input length',
+  'initcode exceeds max initcode size': 'max initcode size exceeded',
+  'insufficient balance': 'insufficient balance for transfer',
+}
+
+type Outcome =
+  | { kind: 'success'; result: RunTxResult }
+  | { kind: 'revert'; result: RunTxResult }
+  | { kind: 'evmError'; result: RunTxResult; message: string }
+
+export class ExecEngine {
+  private readonly sessions = new Map<string, Session>()
+  private queue: Promise<unknown> = Promise.resolve()
+  private readonly reader: StateReader
+
+  constructor(
+    private readonly common: Common,
+    private readonly level: ChainLevel,
+    private readonly limits: ExecLimits,
+  ) {
+    this.reader = new StateReader(common, level, 200_000, 4)
+  }
+
+  /** How many writes the call path attempted against the DB (must stay 0). */
+  get writesAttempted(): number {
+    return this.reader.trieDb.writesAttempted
+  }
+
+  /** Runs tasks one at a time: a state manager's checkpoints must not interleave. */
+  run(task: ExecTask): Promise<ExecResult> {
+    const next = this.queue.then(() => this.execute(task))
+    this.queue = next.catch(() => undefined)
+    return next
+  }
+
+  private async execute(task: ExecTask): Promise<ExecResult> {
+    try {
+      switch (task.kind) {
+        case 'call': {
+          const outcome = await this.withState(task, (s, block) => this.runOnce(s, block, task, this.callGas(task)))
+          return { ok: true, kind: 'call', returnData: this.callResult(outcome) }
+        }
+        case 'estimateGas':
+          return { ok: true, kind: 'estimateGas', gas: await this.estimate(task) }
+        case 'createAccessList':
+          return await this.accessList(task)
+      }
+    } catch (err) {
+      if (err instanceof RpcError) return { ok: false, error: toShape(err) }
+      return { ok: false, error: { code: ErrorCode.Server, message: (err as Error).message ?? String(err) } }
+    }
+  }
+
+  private async session(root: string): Promise<Session> {
+    let session = this.sessions.get(root)
+    if (session !== undefined) return session
+    const sm = await this.reader.at(hexToBytes(root as `0x${string}`))
+    const level = this.level
+    const blockchain = {
+      async getBlock(n: number) {
+        const hash = await level.get(Keys.canonicalHash(BigInt(n)))
+        return { hash: () => hash ?? new Uint8Array(32) }
+      },
+      async putBlock() {},
+      shallowCopy() {
+        return this
+      },
+    }
+    const vm = await createVM({ common: this.common.copy(), stateManager: sm, blockchain: blockchain as never })
+    session = { sm, vm }
+    this.sessions.set(root, session)
+    if (this.sessions.size > 4) this.sessions.delete(this.sessions.keys().next().value as string)
+    return session
+  }
+
+  /** Opens the state at the task's block, applies overrides, runs `fn`, and reverts everything. */
+  private async withState<T>(task: ExecTask, fn: (s: Session, block: Block) => Promise<T>): Promise<T> {
+    const s = await this.session(task.block.stateRoot)
+    const block = this.blockFor(s.vm.common, task)
+    await s.vm.evm.journal.checkpoint()
+    try {
+      await this.applyStateOverrides(s.sm, task)
+      return await fn(s, block)
+    } finally {
+      await s.vm.evm.journal.revert()
+      s.vm.evm.journal.cleanJournal()
+    }
+  }
+
+  private blockFor(common: Common, task: ExecTask): Block {
+    const b: ExecBlock = task.block
+    const o = task.blockOverrides ?? {}
+    const timestamp = o.time ?? b.timestamp
+    const number = o.number ?? b.number
+    common.setHardforkBy({ blockNumber: number, timestamp })
+    // A call that names no fee pays none (geth's NoBaseFee): run it against a zero base fee.
+    const args = task.args
+    const paysFee = (args.gasPrice ?? 0n) > 0n || (args.maxFeePerGas ?? 0n) > 0n
+    const baseFee = o.baseFeePerGas ?? (paysFee ? b.baseFeePerGas : 0n)
+    const header = createBlockHeader(
+      {
+        parentHash: hexToBytes(b.parentHash as `0x${string}`),
+        number,
+        timestamp,
+        gasLimit: o.gasLimit ?? b.gasLimit,
+        baseFeePerGas: baseFee,
+        coinbase: new Address(hexToBytes((o.feeRecipient ?? b.coinbase) as `0x${string}`)),
+        mixHash: hexToBytes((o.prevRandao ?? b.prevRandao) as `0x${string}`),
+      },
+      { common, skipConsensusFormatValidation: true },
+    )
+    return new Block(header, [], [], common.isActivatedEIP(4895) ? [] : undefined, { common })
+  }
+
+  private async applyStateOverrides(sm: FixedMerkleStateManager, task: ExecTask): Promise<void> {
+    if (task.stateOverrides === undefined) return
+    for (const [addr, o] of Object.entries(task.stateOverrides)) {
+      const address = new Address(hexToBytes(addr as `0x${string}`))
+      const account = (await sm.getAccount(address)) ?? new Account()
+      if (o.balance !== undefined) account.balance = o.balance
+      if (o.nonce !== undefined) account.nonce = o.nonce
+      await sm.putAccount(address, account)
+      if (o.code !== undefined) await sm.putCode(address, o.code)
+      if (o.state !== undefined) {
+        await sm.clearStorage(address)
+        for (const [slot, value] of Object.entries(o.state)) await sm.putStorage(address, slotBytes(slot), slotBytes(value))
+      }
+      if (o.stateDiff !== undefined) {
+        for (const [slot, value] of Object.entries(o.stateDiff)) await sm.putStorage(address, slotBytes(slot), slotBytes(value))
+      }
+    }
+  }
+
+  /** The most gas one call may use: the RPC gas cap, and since Osaka the per-transaction cap. */
+  private gasCeiling(common: Common): bigint {
+    const cap = this.limits.gasCap
+    return common.gteHardfork(Hardfork.Osaka) && cap > TX_GAS_CAP_OSAKA ? TX_GAS_CAP_OSAKA : cap
+  }
+
+  private callGas(task: ExecTask): bigint {
+    const ceiling = this.gasCeiling(this.common)
+    const gas = task.args.gas
+    return gas === undefined || gas > ceiling ? ceiling : gas
+  }
+
+  private buildTx(common: Common, args: ExecCallArgs, gasLimit: bigint, nonce: bigint, accessList?: ExecAccessListItem[]): TypedTransaction {
+    const to = args.to === undefined || args.to === null ? undefined : args.to
+    const base = { nonce, gasLimit, to, value: args.value ?? 0n, data: args.data ?? new Uint8Array(0) }
+    const list = (accessList ?? args.accessList)?.map((i) => ({ address: i.address, storageKeys: i.storageKeys }))
+    let txData: Record<string, unknown>
+    if (args.authorizationList !== undefined) {
+      txData = {
+        ...base,
+        type: 4,
+        maxFeePerGas: args.maxFeePerGas ?? args.gasPrice ?? 0n,
+        maxPriorityFeePerGas: args.maxPriorityFeePerGas ?? 0n,
+        accessList: list ?? [],
+        authorizationList: args.authorizationList.map((a) => ({
+          chainId: `0x${a.chainId.toString(16)}`,
+          address: a.address,
+          nonce: `0x${a.nonce.toString(16)}`,
+          yParity: `0x${a.yParity.toString(16)}`,
+          r: `0x${a.r.toString(16)}`,
+          s: `0x${a.s.toString(16)}`,
+        })),
+      }
+    } else if (args.gasPrice !== undefined) {
+      txData = list !== undefined ? { ...base, type: 1, gasPrice: args.gasPrice, accessList: list } : { ...base, type: 0, gasPrice: args.gasPrice }
+    } else {
+      const maxFee = args.maxFeePerGas ?? 0n
+      txData = {
+        ...base,
+        type: 2,
+        maxFeePerGas: maxFee,
+        maxPriorityFeePerGas: args.maxPriorityFeePerGas ?? (maxFee === 0n ? 0n : maxFee),
+        accessList: list ?? [],
+      }
+    }
+    const tx = createTx(txData as never, { common, freeze: false, allowUnlimitedInitCodeSize: false })
+    const from = new Address(hexToBytes((args.from ?? ZERO_ADDRESS) as `0x${string}`))
+    ;(tx as { getSenderAddress: () => Address }).getSenderAddress = () => from
+    return tx
+  }
+
+  private async runOnce(
+    s: Session,
+    block: Block,
+    task: ExecTask,
+    gasLimit: bigint,
+    accessList?: ExecAccessListItem[],
+    reportAccessList = false,
+  ): Promise<Outcome> {
+    const args = task.args
+    const from = new Address(hexToBytes((args.from ?? ZERO_ADDRESS) as `0x${string}`))
+    const account = (await s.sm.getAccount(from)) ?? new Account()
+    const feeCap = args.maxFeePerGas ?? args.gasPrice ?? 0n
+    const value = args.value ?? 0n
+    const cost = gasLimit * feeCap + value
+    if (account.balance < cost) {
+      throw serverError(`insufficient funds for gas * price + value: address ${from.toString()} have ${account.balance} want ${cost}`)
+    }
+    const tx = this.buildTx(s.vm.common, args, gasLimit, args.nonce ?? account.nonce, accessList)
+    await s.vm.evm.journal.checkpoint()
+    let result: RunTxResult
+    try {
+      result = await runTx(s.vm, {
+        tx,
+        block,
+        skipNonce: true,
+        skipBalance: true,
+        skipBlockGasLimitValidation: true,
+        skipHardForkValidation: true,
+        reportAccessList,
+      })
+    } catch (err) {
+      throw serverError(cleanRunTxError((err as Error).message))
+    } finally {
+      await s.vm.evm.journal.revert()
+    }
+    const error = result.execResult.exceptionError
+    if (error === undefined) return { kind: 'success', result }
+    if (error.error === 'revert') return { kind: 'revert', result }
+    return { kind: 'evmError', result, message: EVM_ERRORS[error.error] ?? error.error }
+  }
+
+  private callResult(outcome: Outcome): string {
+    const ret = bytesToHex(outcome.result.execResult.returnValue)
+    if (outcome.kind === 'success') return ret
+    if (outcome.kind === 'revert') throw executionReverted(decodeRevertReason(ret), ret)
+    throw serverError(outcome.message)
+  }
+
+  private async estimate(task: ExecTask): Promise<bigint> {
+    return this.withState(task, async (s, block) => {
+      const args = task.args
+      const ceiling = this.gasCeiling(s.vm.common)
+      let hi = args.gas !== undefined && args.gas < ceiling ? args.gas : ceiling
+      if (block.header.gasLimit < hi && args.gas === undefined) hi = block.header.gasLimit
+      // a fee-paying sender cannot buy more gas than its balance allows
+      const feeCap = args.maxFeePerGas ?? args.gasPrice ?? 0n
+      if (feeCap > 0n) {
+        const from = new Address(hexToBytes((args.from ?? ZERO_ADDRESS) as `0x${string}`))
+        const balance = (await s.sm.getAccount(from))?.balance ?? 0n
+        const available = balance - (args.value ?? 0n)
+        if (available < 0n) throw serverError('insufficient funds for transfer')
+        const allowance = available / feeCap
+        if (allowance < hi) hi = allowance
+      }
+      // a plain transfer to an account without code costs exactly 21000
+      if (args.to && (args.data === undefined || args.data.length === 0) && args.authorizationList === undefined) {
+        const code = await s.sm.getCode(new Address(hexToBytes(args.to as `0x${string}`)))
+        if (code.length === 0) {
+          if (hi < 21000n) throw serverError(`gas required exceeds allowance (${hi})`)
+          return 21000n
+        }
+      }
+      const first = await this.runAt(s, block, task, hi)
+      if (first.kind === 'revert') this.callResult(first)
+      if (first.kind !== 'success') {
+        if (first.kind === 'evmError' && first.message !== 'out of gas') throw serverError(first.message)
+        throw serverError(`gas required exceeds allowance (${hi})`)
+      }
+      const used = first.result.totalGasSpent
+      let lo = used - 1n
+      const refund = first.result.gasRefund ?? 0n
+      const optimistic = ((used + refund + CALL_STIPEND) * 64n) / 63n
+      if (optimistic < hi) {
+        const o = await this.runAt(s, block, task, optimistic)
+        if (o.kind === 'success') hi = optimistic
+        else lo = optimistic
+      }
+      while (lo + 1n < hi) {
+        if (Number(hi - lo) / Number(hi) < ESTIMATE_ERROR_RATIO) break
+        let mid = (hi + lo) / 2n
+        if (mid > lo * 2n) mid = lo * 2n
+        const o = await this.runAt(s, block, task, mid)
+        if (o.kind === 'success') hi = mid
+        else lo = mid
+      }
+      return hi
+    })
+  }
+
+  /** One probe of the estimate: an intrinsic-gas failure counts as "too little gas". */
+  private async runAt(s: Session, block: Block, task: ExecTask, gas: bigint): Promise<Outcome> {
+    try {
+      return await this.runOnce(s, block, task, gas)
+    } catch (err) {
+      if (err instanceof RpcError && /intrinsic gas|gas limit|floor data gas/i.test(err.message)) {
+        return { kind: 'evmError', result: undefined as never, message: 'out of gas' }
+      }
+      throw err
+    }
+  }
+
+  private async accessList(task: ExecTask): Promise<ExecResult> {
+    return this.withState(task, async (s, block) => {
+      const gas = this.callGas(task)
+      const from = (task.args.from ?? ZERO_ADDRESS).toLowerCase()
+      const to = task.args.to?.toLowerCase()
+      let list = task.args.accessList ?? []
+      let outcome: Outcome | undefined
+      // geth iterates until the list stops changing: adding entries changes gas and can change paths
+      for (let i = 0; i < 4; i++) {
+        outcome = await this.runOnce(s, block, task, gas, list, true)
+        const reported = (outcome.result.accessList ?? [])
+          .map((item) => ({ address: item.address.toLowerCase(), storageKeys: item.storageKeys.map((k) => k.toLowerCase()) }))
+          .filter((item) => item.address !== from && item.address !== to && !isPrecompile(item.address))
+        if (sameList(reported, list)) break
+        list = reported
+      }
+      outcome = await this.runOnce(s, block, task, gas, list)
+      const result: ExecResult = { ok: true, kind: 'createAccessList', accessList: list, gasUsed: outcome.result.totalGasSpent }
+      if (outcome.kind === 'revert') result.error = 'execution reverted'
+      else if (outcome.kind === 'evmError') result.error = outcome.message
+      return result
+    })
+  }
+}
+
+function slotBytes(hex: string): Uint8Array {
+  return setLengthLeft(hexToBytes(hex as `0x${string}`), 32)
+}
+
+function isPrecompile(address: string): boolean {
+  const n = BigInt(address)
+  return n > 0n && n <= 0x11n || n === 0x100n
+}
+
+function sameList(a: ExecAccessListItem[], b: ExecAccessListItem[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) {
+    if (a[i].address !== b[i].address || a[i].storageKeys.length !== b[i].storageKeys.length) return false
+    for (let j = 0; j < a[i].storageKeys.length; j++) if (a[i].storageKeys[j] !== b[i].storageKeys[j]) return false
+  }
+  return true
+}
+
+/** @ethereumjs prefixes its validation errors with block/tx context; clients want geth's short text. */
+function cleanRunTxError(message: string): string {
+  const m = message.replace(/\s*-> .*$/s, '').replace(/\s*\(block: .*$/s, '').replace(/\s*\(tx type: .*$/s, '')
+  const intrinsic = /gas limit is too low\. The gasLimit is lower than the minimum gas limit of (\d+), the gas limit is: (\d+)/i.exec(m)
+  if (intrinsic) return `intrinsic gas too low: have ${intrinsic[2]}, want ${intrinsic[1]}`
+  return m
+}
+

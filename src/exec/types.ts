@@ -1,0 +1,84 @@
+// What a call task carries into the execution engine (structured-clone safe: it crosses into workers).
+
+import type { RpcErrorShape } from '../rpc/errors.js'
+
+export interface ExecBlock {
+  number: bigint
+  hash: string
+  parentHash: string
+  timestamp: bigint
+  baseFeePerGas: bigint
+  gasLimit: bigint
+  coinbase: string
+  prevRandao: string
+  stateRoot: string
+}
+
+export interface ExecAccessListItem {
+  address: string
+  storageKeys: string[]
+}
+
+export interface ExecAuthorization {
+  chainId: bigint
+  address: string
+  nonce: bigint
+  yParity: bigint
+  r: bigint
+  s: bigint
+}
+
+export interface ExecCallArgs {
+  from?: string
+  /** undefined or null: contract creation */
+  to?: string | null
+  gas?: bigint
+  gasPrice?: bigint
+  maxFeePerGas?: bigint
+  maxPriorityFeePerGas?: bigint
+  value?: bigint
+  data?: Uint8Array
+  nonce?: bigint
+  accessList?: ExecAccessListItem[]
+  authorizationList?: ExecAuthorization[]
+}
+
+export interface ExecAccountOverride {
+  balance?: bigint
+  nonce?: bigint
+  code?: Uint8Array
+  /** replaces the whole storage */
+  state?: Record<string, string>
+  /** patches individual slots */
+  stateDiff?: Record<string, string>
+}
+
+export interface ExecBlockOverrides {
+  number?: bigint
+  time?: bigint
+  gasLimit?: bigint
+  feeRecipient?: string
+  prevRandao?: string
+  baseFeePerGas?: bigint
+}
+
+export type ExecKind = 'call' | 'estimateGas' | 'createAccessList'
+
+export interface ExecTask {
+  kind: ExecKind
+  block: ExecBlock
+  args: ExecCallArgs
+  stateOverrides?: Record<string, ExecAccountOverride>
+  blockOverrides?: ExecBlockOverrides
+}
+
+export type ExecResult =
+  | { ok: true; kind: 'call'; returnData: string }
+  | { ok: true; kind: 'estimateGas'; gas: bigint }
+  | { ok: true; kind: 'createAccessList'; accessList: ExecAccessListItem[]; gasUsed: bigint; error?: string }
+  | { ok: false; error: RpcErrorShape }
+
+export interface ExecLimits {
+  gasCap: bigint
+  timeoutMs: number
+}

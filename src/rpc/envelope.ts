@@ -1,0 +1,296 @@
+// JSON-RPC 2.0 framing shared by HTTP and WS: parse, validate, run single calls and batches, serialise.
+// Behaviour and wordings follow geth (rpc/json.go, rpc/handler.go); responses are built by string
+// concatenation so a result is serialised exactly once (or spliced in verbatim when it is RawJson).
+
+import type { RequestContext } from './context.js'
+import { RawJson } from './context.js'
+import type { Dispatcher } from './dispatch.js'
+import { ErrorCode, RpcError, invalidParams, methodNotFound } from './errors.js'
+import type { TransportLimits } from './limits.js'
+
+export interface EnvelopeHooks {
+  /** A handler threw something that is not an RpcError (a bug). Default: print it to stderr. */
+  onInternalError?(err: unknown, method: string): void
+  /** After every executed call (notifications included); code 0 = success. For metrics. */
+  onCall?(method: string, ctx: RequestContext, code: number, durationMs: number): void
+}
+
+/** A response item, or null for a notification (nothing to answer). */
+type Answer = string | null
+type PendingAnswer = Answer | Promise<Answer>
+
+const NULL_ID = 'null'
+const EMPTY_PARAMS: readonly unknown[] = Object.freeze([])
+const PARSE_ERROR = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}'
+const EMPTY_BATCH = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"empty batch"}}'
+const INTERNAL_ERROR_MESSAGE = 'internal error'
+
+const defaultOnInternalError = (err: unknown, method: string): void => {
+  console.error(`keel rpc: ${method} failed with an unexpected error:`, err)
+}
+
+export class Envelope {
+  private readonly batchRequestLimit: number
+  private readonly batchResponseMaxSize: number
+  private readonly onInternalError: (err: unknown, method: string) => void
+  private readonly onCall: EnvelopeHooks['onCall']
+
+  constructor(
+    private readonly dispatcher: Dispatcher,
+    limits: TransportLimits,
+    hooks: EnvelopeHooks = {},
+  ) {
+    this.batchRequestLimit = limits.batchRequestLimit
+    this.batchResponseMaxSize = limits.batchResponseMaxSize
+    this.onInternalError = hooks.onInternalError ?? defaultOnInternalError
+    this.onCall = hooks.onCall
+  }
+
+  /** The serialised answer to `body`, or null when there is nothing to send (notifications only). */
+  async handle(body: string, ctx: RequestContext): Promise<string | null> {
+    let message: unknown
+    try {
+      message = JSON.parse(body)
+    } catch {
+      return PARSE_ERROR
+    }
+    if (Array.isArray(message)) return this.handleBatch(message, body, ctx)
+    return this.handleOne(message, body, -1, ctx)
+  }
+
+  private async handleBatch(items: unknown[], body: string, ctx: RequestContext): Promise<string | null> {
+    const count = items.length
+    if (count === 0) return EMPTY_BATCH
+    if (this.batchRequestLimit > 0 && count > this.batchRequestLimit) {
+      // geth answers an array holding one error, attached to the first call's id.
+      return '[' + errorJson(firstCallIdJson(items, body), ErrorCode.InvalidRequest, 'batch too large') + ']'
+    }
+    const pending = new Array<PendingAnswer>(count)
+    let anyAsync = false
+    for (let i = 0; i < count; i++) {
+      const answer = this.handleOne(items[i], body, i, ctx)
+      if (typeof answer === 'object' && answer !== null) anyAsync = true
+      pending[i] = answer
+    }
+    const answers: Answer[] = anyAsync ? await Promise.all(pending) : (pending as Answer[])
+    return this.joinBatch(items, body, answers)
+  }
+
+  /**
+   * Joins answers in request order. As geth: once the answers written so far pass the size limit,
+   * every remaining call is answered with -32003 instead (so each id still gets a response).
+   */
+  private joinBatch(items: unknown[], body: string, answers: Answer[]): string | null {
+    const limit = this.batchResponseMaxSize
+    let out = '['
+    let size = 0
+    let first = true
+    for (let i = 0; i < answers.length; i++) {
+      let answer = answers[i]!
+      if (answer === null) continue
+      if (limit > 0 && size > limit) {
+        answer = errorJson(idJsonOf(items[i], body, i), ErrorCode.ResponseTooLarge, 'response too large')
+      } else {
+        size += answer.length
+      }
+      out += first ? answer : ',' + answer
+      first = false
+    }
+    return first ? null : out + ']'
+  }
+
+  /** Validates and runs one request object. `index` is its batch position, -1 when not in a batch. */
+  private handleOne(item: unknown, body: string, index: number, ctx: RequestContext): PendingAnswer {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      return errorJson(NULL_ID, ErrorCode.InvalidRequest, 'invalid request')
+    }
+    const request = item as Record<string, unknown>
+    const id = request.id
+    const isNotification = id === undefined
+    let idJson = NULL_ID
+    if (!isNotification) {
+      if (!isValidId(id)) return errorJson(NULL_ID, ErrorCode.InvalidRequest, 'invalid request')
+      idJson = idToJson(id, body, index)
+    }
+    const method = request.method
+    if (request.jsonrpc !== '2.0' || typeof method !== 'string' || method === '') {
+      return errorJson(idJson, ErrorCode.InvalidRequest, 'invalid request')
+    }
+    const rawParams = request.params
+    let params: readonly unknown[]
+    if (rawParams === undefined || rawParams === null) {
+      params = EMPTY_PARAMS
+    } else if (Array.isArray(rawParams)) {
+      params = rawParams
+    } else if (typeof rawParams === 'object') {
+      // geth only supports positional arguments; an unknown method still reports "does not exist" first.
+      const err = this.dispatcher.has(method) ? invalidParams('non-array args') : methodNotFound(method)
+      return isNotification ? null : errorJson(idJson, err.code, err.message)
+    } else {
+      return errorJson(idJson, ErrorCode.InvalidRequest, 'invalid request')
+    }
+    return this.execute(method, params, ctx, isNotification ? null : idJson)
+  }
+
+  /** Runs a call; idJson null = notification (executed, not answered). */
+  private execute(method: string, params: readonly unknown[], ctx: RequestContext, idJson: string | null): PendingAnswer {
+    const startedAt = this.onCall === undefined ? 0 : performance.now()
+    let result: unknown
+    try {
+      result = this.dispatcher.call(method, params, ctx)
+    } catch (err) {
+      return this.failure(method, ctx, idJson, err, startedAt)
+    }
+    if (result instanceof Promise) return this.settle(method, ctx, idJson, result, startedAt)
+    return this.success(method, ctx, idJson, result, startedAt)
+  }
+
+  private async settle(
+    method: string,
+    ctx: RequestContext,
+    idJson: string | null,
+    promise: Promise<unknown>,
+    startedAt: number,
+  ): Promise<Answer> {
+    let result: unknown
+    try {
+      result = await promise
+    } catch (err) {
+      return this.failure(method, ctx, idJson, err, startedAt)
+    }
+    return this.success(method, ctx, idJson, result, startedAt)
+  }
+
+  private success(method: string, ctx: RequestContext, idJson: string | null, result: unknown, startedAt: number): Answer {
+    let resultJson: string | undefined
+    if (result instanceof RawJson) {
+      resultJson = result.json
+    } else if (idJson !== null && result !== undefined) {
+      try {
+        resultJson = JSON.stringify(result)
+      } catch (err) {
+        // e.g. a bigint left in a result: a bug in the method, answered like geth's marshal errors.
+        return this.failure(method, ctx, idJson, err, startedAt)
+      }
+    }
+    if (this.onCall !== undefined) this.onCall(method, ctx, 0, performance.now() - startedAt)
+    if (idJson === null) return null
+    return '{"jsonrpc":"2.0","id":' + idJson + ',"result":' + (resultJson ?? 'null') + '}'
+  }
+
+  private failure(method: string, ctx: RequestContext, idJson: string | null, err: unknown, startedAt: number): Answer {
+    let answer: Answer = null
+    let code: number
+    if (err instanceof RpcError) {
+      code = err.code
+      if (idJson !== null) answer = errorJson(idJson, code, err.message, err.data)
+    } else {
+      code = ErrorCode.Internal
+      this.onInternalError(err, method)
+      if (idJson !== null) answer = errorJson(idJson, code, INTERNAL_ERROR_MESSAGE)
+    }
+    if (this.onCall !== undefined) this.onCall(method, ctx, code, performance.now() - startedAt)
+    return answer
+  }
+}
+
+const isValidId = (id: unknown): id is string | number | null =>
+  id === null || typeof id === 'string' || typeof id === 'number'
+
+const errorJson = (idJson: string, code: number, message: string, data?: unknown): string => {
+  let dataJson: string | undefined
+  if (data !== undefined) {
+    try {
+      dataJson = JSON.stringify(data)
+    } catch {
+      dataJson = undefined
+    }
+  }
+  return (
+    '{"jsonrpc":"2.0","id":' +
+    idJson +
+    ',"error":{"code":' +
+    code +
+    ',"message":' +
+    JSON.stringify(message) +
+    (dataJson === undefined ? '}}' : ',"data":' + dataJson + '}}')
+  )
+}
+
+/**
+ * The id as JSON. Safe integers and strings re-serialise to what the client means; other numbers
+ * (floats, integers beyond 2^53) lost their spelling in JSON.parse, so their text is recovered from the body.
+ */
+const idToJson = (id: string | number | null, body: string, index: number): string => {
+  if (typeof id === 'number' && !Number.isSafeInteger(id)) return rawIdText(body, index) ?? JSON.stringify(id)
+  return JSON.stringify(id)
+}
+
+/** The id JSON of a batch item for an error answer, or null when it has no valid id. */
+const idJsonOf = (item: unknown, body: string, index: number): string => {
+  if (typeof item !== 'object' || item === null) return NULL_ID
+  const id = (item as Record<string, unknown>).id
+  return isValidId(id) ? idToJson(id, body, index) : NULL_ID
+}
+
+/** geth's "first call": a request with a method and a valid id. */
+const firstCallIdJson = (items: unknown[], body: string): string => {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) continue
+    const request = item as Record<string, unknown>
+    if (typeof request.method === 'string' && request.id !== undefined && isValidId(request.id)) {
+      return idToJson(request.id, body, i)
+    }
+  }
+  return NULL_ID
+}
+
+/**
+ * Source text of the top-level "id" member of the request object: the body itself (index -1) or the
+ * index-th element of the batch array. A small scanner over already-valid JSON; only used for rare ids.
+ */
+const rawIdText = (body: string, index: number): string | undefined => {
+  const objectDepth = index < 0 ? 1 : 2
+  let depth = 0
+  let element = 0
+  let expectKey = false
+  for (let i = 0; i < body.length; i++) {
+    const c = body.charCodeAt(i)
+    if (c === 0x22 /* " */) {
+      const start = i
+      for (i++; i < body.length; i++) {
+        const s = body.charCodeAt(i)
+        if (s === 0x5c /* \ */) i++
+        else if (s === 0x22) break
+      }
+      if (expectKey && depth === objectDepth && (index < 0 || element === index)) {
+        if (body.slice(start, i + 1) === '"id"') {
+          let j = i + 1
+          while (j < body.length && body.charCodeAt(j) !== 0x3a /* : */) j++
+          j++
+          while (j < body.length && isJsonSpace(body.charCodeAt(j))) j++
+          let end = j
+          while (end < body.length && isNumberChar(body.charCodeAt(end))) end++
+          return end > j ? body.slice(j, end) : undefined
+        }
+      }
+      expectKey = false
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      depth++
+      expectKey = c === 0x7b
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      depth--
+      expectKey = false
+    } else if (c === 0x2c /* , */) {
+      if (depth === 1) element++
+      expectKey = depth === objectDepth
+    }
+  }
+  return undefined
+}
+
+const isJsonSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
+
+const isNumberChar = (c: number): boolean =>
+  (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45

@@ -1,0 +1,103 @@
+// Blocks, transactions and receipts: the eth_getBlock*, eth_getTransaction*, eth_getUncle* family.
+
+import { createTxFromRLP } from '@ethereumjs/tx'
+import type { TxWire } from '../../chain/messages.js'
+import type { MethodHandler } from '../context.js'
+import { RawJson } from '../context.js'
+import { formatTransaction } from '../format.js'
+import { quantity } from '../hex.js'
+import * as p from '../params.js'
+import { blockJson, blockReceiptsJson, receiptJson, transactionJson } from './chain-json.js'
+import { resolveBlockOrNull } from './deps.js'
+import type { MethodDeps } from './deps.js'
+
+export function blockMethods(deps: MethodDeps): Record<string, MethodHandler> {
+  const view = deps.view
+
+  const byNumber = (v: unknown, i: number) => resolveBlockOrNull(view, p.blockTag(v, i))
+  const byHash = (v: unknown, i: number) => view.blockByHash(p.hash32(v, i))
+
+  return {
+    eth_getBlockByNumber: async (params) => {
+      p.expectParams(params, 2, 2)
+      const full = p.bool(params[1], 1)
+      const block = await byNumber(params[0], 0)
+      return block === undefined ? null : blockJson(block, full)
+    },
+    eth_getBlockByHash: async (params) => {
+      p.expectParams(params, 2, 2)
+      const full = p.bool(params[1], 1)
+      const block = await byHash(params[0], 0)
+      return block === undefined ? null : blockJson(block, full)
+    },
+    eth_getBlockTransactionCountByNumber: async (params) => {
+      p.expectParams(params, 1, 1)
+      const block = await byNumber(params[0], 0)
+      return block === undefined ? null : quantity(block.txHashes.length)
+    },
+    eth_getBlockTransactionCountByHash: async (params) => {
+      p.expectParams(params, 1, 1)
+      const block = await byHash(params[0], 0)
+      return block === undefined ? null : quantity(block.txHashes.length)
+    },
+    eth_getUncleCountByBlockNumber: async (params) => {
+      p.expectParams(params, 1, 1)
+      return (await byNumber(params[0], 0)) === undefined ? null : '0x0'
+    },
+    eth_getUncleCountByBlockHash: async (params) => {
+      p.expectParams(params, 1, 1)
+      return (await byHash(params[0], 0)) === undefined ? null : '0x0'
+    },
+    eth_getUncleByBlockNumberAndIndex: async (params) => {
+      p.expectParams(params, 2, 2)
+      p.blockTag(params[0], 0)
+      p.uint(params[1], 1)
+      return null
+    },
+    eth_getUncleByBlockHashAndIndex: async (params) => {
+      p.expectParams(params, 2, 2)
+      p.hash32(params[0], 0)
+      p.uint(params[1], 1)
+      return null
+    },
+    eth_getTransactionByBlockNumberAndIndex: async (params) => {
+      p.expectParams(params, 2, 2)
+      const index = p.uint(params[1], 1)
+      const block = await byNumber(params[0], 0)
+      return block === undefined ? null : transactionJson(block, index)
+    },
+    eth_getTransactionByBlockHashAndIndex: async (params) => {
+      p.expectParams(params, 2, 2)
+      const index = p.uint(params[1], 1)
+      const block = await byHash(params[0], 0)
+      return block === undefined ? null : transactionJson(block, index)
+    },
+    eth_getTransactionByHash: async (params) => {
+      p.expectParams(params, 1, 1)
+      const hash = p.hash32(params[0], 0)
+      const loc = await view.txLocation(hash)
+      if (loc !== undefined) {
+        const block = await view.blockByNumber(loc.number)
+        return block === undefined ? null : transactionJson(block, loc.index)
+      }
+      // not mined yet: the pool knows it
+      const wire = await deps.producer.query<TxWire | null>({ q: 'get', hash })
+      if (wire === null) return null
+      const tx = createTxFromRLP(wire.raw, { common: deps.common })
+      return new RawJson(JSON.stringify(formatTransaction(tx, wire.sender, null)))
+    },
+    eth_getTransactionReceipt: async (params) => {
+      p.expectParams(params, 1, 1)
+      const hash = p.hash32(params[0], 0)
+      const loc = await view.txLocation(hash)
+      if (loc === undefined) return null
+      const block = await view.blockByNumber(loc.number)
+      return block === undefined ? null : receiptJson(block, loc.index)
+    },
+    eth_getBlockReceipts: async (params) => {
+      p.expectParams(params, 1, 1)
+      const block = await resolveBlockOrNull(view, p.blockSelector(params[0], 0))
+      return block === undefined ? null : blockReceiptsJson(block)
+    },
+  }
+}

@@ -1,0 +1,111 @@
+// EVM execution without a transaction: eth_call, eth_estimateGas, eth_createAccessList. The work runs
+// in the call pool; this file only turns parameters into a task and a result into JSON.
+
+import { bytesToHex } from '@ethereumjs/util'
+import type { BlockRecord } from '../../chain/view.js'
+import type { ExecBlock, ExecResult, ExecTask } from '../../exec/types.js'
+import type { MethodHandler } from '../context.js'
+import { fromShape } from '../errors.js'
+import { quantity } from '../hex.js'
+import * as p from '../params.js'
+import { resolveStateBlock } from './deps.js'
+import type { MethodDeps } from './deps.js'
+
+export function execBlockOf(block: BlockRecord): ExecBlock {
+  const h = block.header
+  return {
+    number: h.number,
+    hash: block.hash,
+    parentHash: bytesToHex(h.parentHash),
+    timestamp: h.timestamp,
+    baseFeePerGas: h.baseFeePerGas ?? 0n,
+    gasLimit: h.gasLimit,
+    coinbase: bytesToHex(h.coinbase.bytes),
+    prevRandao: bytesToHex(h.mixHash),
+    stateRoot: bytesToHex(h.stateRoot),
+  }
+}
+
+function toTask(kind: ExecTask['kind'], req: p.CallRequest, block: BlockRecord, so?: p.StateOverrides, bo?: p.BlockOverrides): ExecTask {
+  const task: ExecTask = {
+    kind,
+    block: execBlockOf(block),
+    args: {
+      from: req.from,
+      to: req.to,
+      gas: req.gas,
+      gasPrice: req.gasPrice,
+      maxFeePerGas: req.maxFeePerGas,
+      maxPriorityFeePerGas: req.maxPriorityFeePerGas,
+      value: req.value,
+      data: req.input,
+      nonce: req.nonce,
+      accessList: req.accessList,
+      authorizationList: req.authorizationList,
+    },
+  }
+  if (so !== undefined && so.size > 0) {
+    task.stateOverrides = {}
+    for (const [address, o] of so) {
+      task.stateOverrides[address] = {
+        balance: o.balance,
+        nonce: o.nonce,
+        code: o.code,
+        state: o.state === undefined ? undefined : Object.fromEntries(o.state),
+        stateDiff: o.stateDiff === undefined ? undefined : Object.fromEntries(o.stateDiff),
+      }
+    }
+  }
+  if (bo !== undefined) {
+    task.blockOverrides = {
+      number: bo.number,
+      time: bo.time,
+      gasLimit: bo.gasLimit,
+      feeRecipient: bo.feeRecipient,
+      prevRandao: bo.prevRandao,
+      baseFeePerGas: bo.baseFeePerGas,
+    }
+  }
+  return task
+}
+
+function unwrap(result: ExecResult): Exclude<ExecResult, { ok: false }> {
+  if (!result.ok) throw fromShape(result.error)
+  return result
+}
+
+export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
+  const chainId = BigInt(deps.config.chainId)
+  return {
+    eth_call: async (params) => {
+      p.expectParams(params, 1, 4)
+      const req = p.callRequest(params[0], 0, { chainId })
+      const selector = p.blockSelector(params[1], 1, { optional: true })
+      const so = p.stateOverrides(params[2], 2)
+      const bo = p.blockOverrides(params[3], 3)
+      const block = await resolveStateBlock(deps.view, selector)
+      const result = unwrap(await deps.executor.run(toTask('call', req, block, so, bo)))
+      return result.kind === 'call' ? result.returnData : null
+    },
+    eth_estimateGas: async (params) => {
+      p.expectParams(params, 1, 3)
+      const req = p.callRequest(params[0], 0, { chainId })
+      const selector = p.blockSelector(params[1], 1, { optional: true })
+      const so = p.stateOverrides(params[2], 2)
+      const block = await resolveStateBlock(deps.view, selector)
+      const result = unwrap(await deps.executor.run(toTask('estimateGas', req, block, so)))
+      return result.kind === 'estimateGas' ? quantity(result.gas) : null
+    },
+    eth_createAccessList: async (params) => {
+      p.expectParams(params, 1, 2)
+      const req = p.callRequest(params[0], 0, { chainId })
+      const selector = p.blockSelector(params[1], 1, { optional: true })
+      const block = await resolveStateBlock(deps.view, selector)
+      const result = unwrap(await deps.executor.run(toTask('createAccessList', req, block)))
+      if (result.kind !== 'createAccessList') return null
+      const out: Record<string, unknown> = { accessList: result.accessList, gasUsed: quantity(result.gasUsed) }
+      if (result.error !== undefined) out.error = result.error
+      return out
+    },
+  }
+}

@@ -1,0 +1,149 @@
+// eth_getLogs and the polling filters (eth_newFilter, eth_newBlockFilter,
+// eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter).
+
+import { LogMatcher, queryLogs } from '../../chain/logs.js'
+import type { LogCriteria } from '../../chain/logs.js'
+import type { MethodHandler } from '../context.js'
+import { invalidParams, serverError } from '../errors.js'
+import type { Filter } from '../filters.js'
+import { quantity } from '../hex.js'
+import * as p from '../params.js'
+import { logJson } from './chain-json.js'
+import type { MethodDeps } from './deps.js'
+
+function resolveBound(ref: p.BlockRef | undefined, head: bigint): bigint {
+  if (ref === undefined) return head
+  if (ref.kind === 'number') return ref.number
+  return ref.tag === 'earliest' ? 0n : head
+}
+
+export function logMethods(deps: MethodDeps): Record<string, MethodHandler> {
+  const { view, config, filters } = deps
+  const maxRange = BigInt(config.logsMaxBlockRange)
+
+  async function logsInRange(criteria: LogCriteria, from: bigint, to: bigint): Promise<Array<Record<string, unknown>>> {
+    if (to - from + 1n > maxRange) {
+      const retryTo = from + maxRange - 1n
+      throw invalidParams(`query exceeds max block range ${maxRange}, retry with the range ${from}-${retryTo}`, {
+        fromBlock: quantity(from),
+        toBlock: quantity(retryTo),
+        limit: Number(maxRange),
+      })
+    }
+    const matcher = new LogMatcher(criteria, deps.keccak)
+    const { logs, overflowAt } = await queryLogs(view, matcher, from, to, config.logsMaxResults)
+    if (overflowAt !== undefined) {
+      const retryTo = overflowAt > from ? overflowAt - 1n : from
+      throw invalidParams(`query exceeds max results ${config.logsMaxResults}, retry with the range ${from}-${retryTo}`, {
+        fromBlock: quantity(from),
+        toBlock: quantity(retryTo),
+        limit: config.logsMaxResults,
+      })
+    }
+    return logs.map(logJson)
+  }
+
+  function checkNotPending(filter: p.LogFilter): void {
+    if (filter.fromBlock?.kind === 'tag' && filter.fromBlock.tag === 'pending') throw invalidParams('pending logs are not supported')
+    if (filter.toBlock?.kind === 'tag' && filter.toBlock.tag === 'pending') throw invalidParams('pending logs are not supported')
+  }
+
+  async function getLogs(filter: p.LogFilter): Promise<Array<Record<string, unknown>>> {
+    const criteria: LogCriteria = { addresses: filter.addresses, topics: filter.topics }
+    if (filter.blockHash !== undefined) {
+      const block = await view.blockByHash(filter.blockHash)
+      if (block === undefined) throw serverError('unknown block')
+      return logsInRange(criteria, block.number, block.number)
+    }
+    checkNotPending(filter)
+    const head = view.head.number
+    const from = resolveBound(filter.fromBlock, head)
+    const to = resolveBound(filter.toBlock, head)
+    if (from > to) throw invalidParams('invalid block range params')
+    if (from > head) throw invalidParams('block range extends beyond current head block')
+    return logsInRange(criteria, from, to > head ? head : to)
+  }
+
+  const notFound = () => serverError('filter not found')
+
+  return {
+    eth_getLogs: async (params) => {
+      p.expectParams(params, 1, 1)
+      return getLogs(p.logFilter(params[0], 0))
+    },
+    eth_newFilter: async (params) => {
+      p.expectParams(params, 1, 1)
+      const filter = p.logFilter(params[0], 0)
+      if (filter.blockHash !== undefined) throw invalidParams('invalid argument 0: cannot specify blockHash in a filter')
+      checkNotPending(filter)
+      return filters.install({
+        type: 'logs',
+        criteria: { addresses: filter.addresses, topics: filter.topics },
+        fromBlock: filter.fromBlock,
+        toBlock: filter.toBlock,
+        cursor: view.head.number,
+        lastPoll: Date.now(),
+      })
+    },
+    eth_newBlockFilter: (params) => {
+      p.expectParams(params, 0, 0)
+      return filters.install({ type: 'blocks', cursor: view.head.number, lastPoll: Date.now() })
+    },
+    eth_newPendingTransactionFilter: (params) => {
+      p.expectParams(params, 0, 1)
+      return filters.install({ type: 'pendingTransactions', hashes: [], lastPoll: Date.now() })
+    },
+    eth_uninstallFilter: (params) => {
+      p.expectParams(params, 1, 1)
+      return filters.uninstall(filterId(params[0]))
+    },
+    eth_getFilterChanges: async (params) => {
+      p.expectParams(params, 1, 1)
+      const filter = filters.poll(filterId(params[0]))
+      if (filter === undefined) throw notFound()
+      return changes(filter)
+    },
+    eth_getFilterLogs: async (params) => {
+      p.expectParams(params, 1, 1)
+      const filter = filters.poll(filterId(params[0]))
+      if (filter === undefined || filter.type !== 'logs') throw notFound()
+      return getLogs({ addresses: filter.criteria.addresses, topics: filter.criteria.topics, fromBlock: filter.fromBlock, toBlock: filter.toBlock })
+    },
+  }
+
+  async function changes(filter: Filter): Promise<unknown[]> {
+    const head = view.head.number
+    switch (filter.type) {
+      case 'pendingTransactions': {
+        const hashes = filter.hashes
+        filter.hashes = []
+        return hashes
+      }
+      case 'blocks': {
+        const out: string[] = []
+        for (let n = filter.cursor + 1n; n <= head; n++) {
+          const block = await view.blockByNumber(n)
+          if (block !== undefined) out.push(block.hash)
+        }
+        filter.cursor = head
+        return out
+      }
+      case 'logs': {
+        if (head <= filter.cursor) return []
+        let from = filter.cursor + 1n
+        const lower = filter.fromBlock?.kind === 'number' ? filter.fromBlock.number : undefined
+        const upper = filter.toBlock?.kind === 'number' ? filter.toBlock.number : head
+        if (lower !== undefined && lower > from) from = lower
+        const to = upper < head ? upper : head
+        filter.cursor = head
+        if (from > to) return []
+        return logsInRange(filter.criteria, from, to)
+      }
+    }
+  }
+}
+
+function filterId(v: unknown): string {
+  if (typeof v !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(v)) throw invalidParams('invalid argument 0: invalid filter id')
+  return v
+}

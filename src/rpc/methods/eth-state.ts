@@ -1,0 +1,116 @@
+// Chain identity and account state: eth_chainId, eth_blockNumber, eth_syncing, eth_accounts,
+// eth_getBalance, eth_getTransactionCount, eth_getCode, eth_getStorageAt, eth_getProof.
+
+import { getMerkleStateProof } from '@ethereumjs/statemanager'
+import { Address, setLengthLeft } from '@ethereumjs/util'
+import type { StateReader } from '../../exec/state-reader.js'
+import type { MethodHandler } from '../context.js'
+import { invalidParams } from '../errors.js'
+import { bytesToHex, hexToBytes, quantity } from '../hex.js'
+import * as p from '../params.js'
+import { resolveStateBlock } from './deps.js'
+import type { MethodDeps } from './deps.js'
+
+const MAX_PROOF_KEYS = 1024
+
+function toAddress(hex: string): Address {
+  return new Address(hexToBytes(hex))
+}
+
+/** geth prints storage proof values as QUANTITY. */
+function proofValue(hex: string): string {
+  const digits = hex.slice(2).replace(/^0+/, '')
+  return `0x${digits === '' ? '0' : digits}`
+}
+
+export function stateMethods(deps: MethodDeps, state: StateReader): Record<string, MethodHandler> {
+  const view = deps.view
+  const chainIdHex = quantity(deps.config.chainId)
+  const smAt = async (selector: p.BlockSelector) => {
+    const block = await resolveStateBlock(view, selector)
+    return state.at(block.header.stateRoot)
+  }
+  return {
+    eth_chainId: (params) => {
+      p.expectParams(params, 0, 0)
+      return chainIdHex
+    },
+    eth_blockNumber: (params) => {
+      p.expectParams(params, 0, 0)
+      return quantity(view.head.number)
+    },
+    eth_syncing: (params) => {
+      p.expectParams(params, 0, 0)
+      return false
+    },
+    eth_accounts: (params) => {
+      p.expectParams(params, 0, 0)
+      return []
+    },
+    hardhat_getAutomine: (params) => {
+      p.expectParams(params, 0, 0)
+      return deps.config.blockTime === 0
+    },
+    eth_getBalance: async (params) => {
+      p.expectParams(params, 1, 2)
+      const address = p.address(params[0], 0)
+      const sm = await smAt(p.blockSelector(params[1], 1, { optional: true }))
+      return quantity((await sm.getAccount(toAddress(address)))?.balance ?? 0n)
+    },
+    eth_getTransactionCount: async (params) => {
+      p.expectParams(params, 1, 2)
+      const address = p.address(params[0], 0)
+      const selector = p.blockSelector(params[1], 1, { optional: true })
+      if (selector.kind === 'tag' && selector.tag === 'pending') {
+        return quantity(BigInt(await deps.producer.query<bigint>({ q: 'nonce', address })))
+      }
+      const sm = await smAt(selector)
+      return quantity((await sm.getAccount(toAddress(address)))?.nonce ?? 0n)
+    },
+    eth_getCode: async (params) => {
+      p.expectParams(params, 1, 2)
+      const address = p.address(params[0], 0)
+      const sm = await smAt(p.blockSelector(params[1], 1, { optional: true }))
+      return bytesToHex(await sm.getCode(toAddress(address)))
+    },
+    eth_getStorageAt: async (params) => {
+      p.expectParams(params, 2, 3)
+      const address = p.address(params[0], 0)
+      const slot = storageKey(params[1], 1)
+      const sm = await smAt(p.blockSelector(params[2], 2, { optional: true }))
+      const value = await sm.getStorage(toAddress(address), slot)
+      return bytesToHex(setLengthLeft(value, 32))
+    },
+    eth_getProof: async (params) => {
+      p.expectParams(params, 2, 3)
+      const address = p.address(params[0], 0)
+      if (!Array.isArray(params[1])) throw invalidParams('invalid argument 1: json: cannot unmarshal non-array into Go value of type []string')
+      if (params[1].length > MAX_PROOF_KEYS) throw invalidParams(`too many storage keys (max ${MAX_PROOF_KEYS})`)
+      const keys = params[1].map((k) => storageKey(k, 1))
+      const sm = await smAt(p.blockSelector(params[2], 2, { optional: true }))
+      const proof = await getMerkleStateProof(sm, toAddress(address), keys)
+      return {
+        address,
+        accountProof: proof.accountProof,
+        balance: proof.balance,
+        codeHash: proof.codeHash,
+        nonce: proof.nonce,
+        storageHash: proof.storageHash,
+        storageProof: proof.storageProof.map((sp, i) => ({
+          key: typeof params[1] === 'object' ? ((params[1] as string[])[i] as string) : sp.key,
+          value: proofValue(sp.value),
+          proof: sp.proof,
+        })),
+      }
+    },
+  }
+}
+
+/** A storage slot: geth accepts any hex up to 32 bytes and left-pads it. */
+function storageKey(v: unknown, i: number): Uint8Array {
+  if (typeof v !== 'string') throw invalidParams(`invalid argument ${i}: json: cannot unmarshal non-string into Go value of type common.Hash`)
+  const digits = v.startsWith('0x') || v.startsWith('0X') ? v.slice(2) : v
+  if (digits.length > 64) throw invalidParams(`invalid argument ${i}: hex string too long, want at most 32 bytes`)
+  if (!/^[0-9a-fA-F]*$/.test(digits)) throw invalidParams(`invalid argument ${i}: invalid hex string`)
+  return hexToBytes(`0x${digits.padStart(64, '0')}`)
+}

@@ -1,0 +1,298 @@
+import { test, before } from 'node:test'
+import assert from 'node:assert/strict'
+import { RLP } from '@ethereumjs/rlp'
+import { createTx, createAccessList2930Tx, createFeeMarket1559Tx, createEOACode7702Tx } from '@ethereumjs/tx'
+import {
+  bigIntToUnpaddedBytes,
+  bytesToHex,
+  concatBytes,
+  eoaCode7702SignAuthorization,
+  hexToBytes,
+  privateToAddress,
+} from '@ethereumjs/util'
+import { loadFastCrypto } from '../../dist/evm/crypto.js'
+import { createChainCommon, latestForkConfig } from '../../dist/evm/common.js'
+import { decodeRawTransaction, formatEther2 } from '../../dist/chain/tx-intake.js'
+import { fromWire, toWire } from '../../dist/chain/pooled-tx.js'
+
+const CHAIN_ID = 24589n
+const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+const GWEI = 1_000_000_000n
+const pk = hexToBytes('0x' + '42'.repeat(32))
+const signer = bytesToHex(privateToAddress(pk))
+const to = '0x' + '22'.repeat(20)
+
+let fc
+let common
+let ctx
+
+function chainCommon(chainId, customCrypto) {
+  return createChainCommon({ config: latestForkConfig(chainId), gasLimit: '0x1c9c380', alloc: {} }, customCrypto)
+}
+
+before(async () => {
+  fc = await loadFastCrypto()
+  common = chainCommon(24589, fc.customCrypto)
+  ctx = {
+    common,
+    chainId: CHAIN_ID,
+    blockGasLimit: 30_000_000n,
+    txGasCap: 1n << 24n,
+    maxTxSize: 131072,
+    txFeeCapWei: 10n ** 18n,
+  }
+})
+
+const hex = (bytes) => bytesToHex(bytes)
+const b = (v) => (typeof v === 'bigint' ? bigIntToUnpaddedBytes(v) : v)
+
+/** Hand-signed typed tx, for field values @ethereumjs refuses to build. fields exclude the signature. */
+function signTyped(type, fields, { key = pk, mutateSig } = {}) {
+  const unsigned = fields.map(b)
+  const msg = fc.keccak256(concatBytes(Uint8Array.of(type), RLP.encode(unsigned)))
+  const { signature, recid } = fc.secp256k1.ecdsaSign(msg, key)
+  let sig = { v: BigInt(recid), r: BigInt(bytesToHex(signature.subarray(0, 32))), s: BigInt(bytesToHex(signature.subarray(32))) }
+  if (mutateSig) sig = mutateSig(sig)
+  return hex(concatBytes(Uint8Array.of(type), RLP.encode([...unsigned, b(sig.v), b(sig.r), b(sig.s)])))
+}
+
+/** Hand-signed legacy tx; chainId undefined = pre-EIP-155 (v = 27/28). */
+function signLegacy(fields, chainId) {
+  const unsigned = fields.map(b)
+  const preimage = chainId === undefined ? unsigned : [...unsigned, b(chainId), b(0n), b(0n)]
+  const msg = fc.keccak256(RLP.encode(preimage))
+  const { signature, recid } = fc.secp256k1.ecdsaSign(msg, pk)
+  const v = chainId === undefined ? 27n + BigInt(recid) : chainId * 2n + 35n + BigInt(recid)
+  return hex(RLP.encode([...unsigned, b(v), signature.subarray(0, 32), signature.subarray(32)]))
+}
+
+// 1559 field layout: chainId, nonce, tip, maxFee, gas, to, value, data, accessList
+const f1559 = (over = {}) => {
+  const f = { chainId: CHAIN_ID, nonce: 0n, tip: GWEI, maxFee: 2n * GWEI, gas: 21000n, to: hexToBytes(to), value: 1n, data: new Uint8Array(), ...over }
+  return [f.chainId, f.nonce, f.tip, f.maxFee, f.gas, f.to, f.value, f.data, []]
+}
+
+function rejects(raw, message, code = -32000, context = ctx) {
+  assert.throws(
+    () => decodeRawTransaction(raw, context),
+    (err) => {
+      assert.equal(err.name, 'RpcError')
+      assert.equal(err.message, message)
+      assert.equal(err.code, code)
+      return true
+    },
+  )
+}
+
+test('accepts a legacy EIP-155 tx and recovers its signer', () => {
+  const tx = createTx({ nonce: 3, gasPrice: GWEI, gasLimit: 21000, to, value: 5 }, { common }).sign(pk)
+  assert.ok(tx.v === CHAIN_ID * 2n + 35n || tx.v === CHAIN_ID * 2n + 36n)
+  const ptx = decodeRawTransaction(hex(tx.serialize()), ctx)
+  assert.equal(ptx.sender, signer)
+  assert.equal(ptx.hash, hex(tx.hash()))
+  assert.equal(ptx.type, 0)
+  assert.equal(ptx.nonce, 3n)
+  assert.equal(ptx.maxFeePerGas, GWEI)
+  assert.equal(ptx.maxPriorityFeePerGas, GWEI)
+  assert.equal(ptx.cost, 21000n * GWEI + 5n)
+  assert.equal(ptx.size, tx.serialize().length)
+  assert.equal(ptx.senderPubKey.length, 64)
+  assert.equal(ptx.tx.getSenderAddress().toString(), signer)
+})
+
+test('accepts an EIP-2930 tx with an access list', () => {
+  const tx = createAccessList2930Tx(
+    { nonce: 0, gasPrice: GWEI, gasLimit: 30000, to, accessList: [{ address: to, storageKeys: ['0x' + '00'.repeat(32)] }] },
+    { common },
+  ).sign(pk)
+  const ptx = decodeRawTransaction(hex(tx.serialize()), ctx)
+  assert.equal(ptx.type, 1)
+  assert.equal(ptx.sender, signer)
+  assert.equal(ptx.maxFeePerGas, GWEI)
+})
+
+test('accepts an EIP-1559 tx', () => {
+  const tx = createFeeMarket1559Tx(
+    { nonce: 7, maxFeePerGas: 3n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 50000, to, value: 10n, data: '0x1234' },
+    { common },
+  ).sign(pk)
+  const raw = tx.serialize()
+  const ptx = decodeRawTransaction(hex(raw), ctx)
+  assert.equal(ptx.type, 2)
+  assert.equal(ptx.sender, signer)
+  assert.equal(ptx.hash, hex(tx.hash()))
+  assert.deepEqual(ptx.raw, raw)
+  assert.equal(ptx.maxFeePerGas, 3n * GWEI)
+  assert.equal(ptx.maxPriorityFeePerGas, GWEI)
+  assert.equal(ptx.gasLimit, 50000n)
+  assert.equal(ptx.value, 10n)
+  assert.equal(ptx.cost, 50000n * 3n * GWEI + 10n)
+})
+
+test('accepts an EIP-7702 tx', () => {
+  const auth = eoaCode7702SignAuthorization({ chainId: '0x600d', address: to, nonce: '0x1' }, pk)
+  const tx = createEOACode7702Tx(
+    { nonce: 0, maxFeePerGas: 2n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 100000, to, authorizationList: [auth] },
+    { common },
+  ).sign(pk)
+  const ptx = decodeRawTransaction(hex(tx.serialize()), ctx)
+  assert.equal(ptx.type, 4)
+  assert.equal(ptx.sender, signer)
+})
+
+test('recovers the sender exactly once, and the wire form never recovers again', async () => {
+  let calls = 0
+  const counting = {
+    ...fc.customCrypto,
+    ecrecover: (...args) => {
+      calls++
+      return fc.customCrypto.ecrecover(...args)
+    },
+  }
+  const countingCommon = chainCommon(24589, counting)
+  const tx = createFeeMarket1559Tx({ nonce: 0, maxFeePerGas: 2n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 21000, to }, { common }).sign(pk)
+  const ptx = decodeRawTransaction(hex(tx.serialize()), { ...ctx, common: countingCommon })
+  assert.equal(calls, 1)
+  assert.equal(ptx.tx.getSenderAddress().toString(), signer)
+  ptx.tx.verifySignature()
+  assert.equal(calls, 1)
+
+  const wire = structuredClone(toWire(ptx))
+  const back = fromWire(wire, countingCommon)
+  assert.equal(back.tx.getSenderAddress().toString(), signer)
+  assert.deepEqual(back.tx.getSenderPublicKey(), ptx.senderPubKey)
+  assert.equal(back.hash, ptx.hash)
+  assert.equal(bytesToHex(back.tx.hash()), ptx.hash)
+  assert.equal(back.sender, signer)
+  assert.equal(back.cost, ptx.cost)
+  assert.equal(back.arrivedAt, ptx.arrivedAt)
+  assert.equal(calls, 1)
+})
+
+test('malformed hex is a parameter error, as in geth', () => {
+  const tail = 'into Go value of type hexutil.Bytes'
+  rejects('f86b', `invalid argument 0: json: cannot unmarshal hex string without 0x prefix ${tail}`, -32602)
+  rejects('0xabc', `invalid argument 0: json: cannot unmarshal hex string of odd length ${tail}`, -32602)
+  rejects('0xzz', `invalid argument 0: json: cannot unmarshal invalid hex string ${tail}`, -32602)
+})
+
+test('undecodable bytes are "invalid transaction" errors', () => {
+  assert.throws(() => decodeRawTransaction('0x', ctx), (e) => e.code === -32000 && /^invalid transaction: /.test(e.message))
+  assert.throws(() => decodeRawTransaction('0x02', ctx), (e) => e.code === -32000 && /^invalid transaction: /.test(e.message))
+  assert.throws(() => decodeRawTransaction('0xf8ff00', ctx), (e) => e.code === -32000 && /^invalid transaction: rlp/.test(e.message))
+  // a list with the wrong number of fields
+  assert.throws(
+    () => decodeRawTransaction(hex(concatBytes(Uint8Array.of(2), RLP.encode([b(1n), b(2n)]))), ctx),
+    (e) => e.code === -32000 && /^invalid transaction: /.test(e.message),
+  )
+})
+
+test('blob and unknown tx types are rejected', () => {
+  rejects(hex(concatBytes(Uint8Array.of(3), RLP.encode([]))), 'transaction type not supported: tx type 3 not supported by this pool')
+  rejects(hex(concatBytes(Uint8Array.of(5), RLP.encode([]))), 'transaction type not supported')
+})
+
+test('legacy tx without EIP-155 protection is refused over RPC', () => {
+  const raw = signLegacy([0n, GWEI, 21000n, hexToBytes(to), 1n, new Uint8Array()], undefined)
+  assert.equal(RLP.decode(hexToBytes(raw))[6][0] === 27 || RLP.decode(hexToBytes(raw))[6][0] === 28, true)
+  rejects(raw, 'only replay-protected (EIP-155) transactions allowed over RPC')
+})
+
+test('a tx signed for another chain is an invalid sender', () => {
+  const chain1 = chainCommon(1, fc.customCrypto)
+  const typed = createFeeMarket1559Tx({ nonce: 0, maxFeePerGas: 2n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 21000, to }, { common: chain1 }).sign(pk)
+  rejects(hex(typed.serialize()), 'invalid sender: invalid chain id for signer: have 1 want 24589')
+  const legacy = createTx({ nonce: 0, gasPrice: GWEI, gasLimit: 21000, to }, { common: chain1 }).sign(pk)
+  rejects(hex(legacy.serialize()), 'invalid sender: invalid chain id for signer: have 1 want 24589')
+})
+
+test('bad signatures: high s, zero r, unrecoverable r', () => {
+  rejects(
+    signTyped(2, f1559(), { mutateSig: (s) => ({ v: s.v ^ 1n, r: s.r, s: N - s.s }) }),
+    'invalid sender: invalid transaction v, r, s values',
+  )
+  rejects(signTyped(2, f1559(), { mutateSig: (s) => ({ ...s, r: 0n }) }), 'invalid sender: invalid transaction v, r, s values')
+  rejects(signTyped(2, f1559(), { mutateSig: (s) => ({ ...s, v: 2n }) }), 'invalid sender: invalid transaction v, r, s values')
+  // an r that is not the x coordinate of any curve point cannot be recovered
+  let badR = 1n
+  for (;; badR++) {
+    const sig = new Uint8Array(64)
+    sig.set(bigIntToUnpaddedBytes(badR), 32 - bigIntToUnpaddedBytes(badR).length)
+    sig[63] = 1
+    try {
+      fc.secp256k1.ecdsaRecover(sig, 0, new Uint8Array(32).fill(7), false)
+    } catch {
+      break
+    }
+  }
+  rejects(signTyped(2, f1559(), { mutateSig: (s) => ({ ...s, r: badR }) }), 'invalid sender: recovery failed')
+})
+
+test('gas limit above the block gas limit', () => {
+  const tx = createFeeMarket1559Tx({ nonce: 0, maxFeePerGas: 2n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 2_000_000, to }, { common }).sign(pk)
+  rejects(hex(tx.serialize()), 'exceeds block gas limit', -32000, { ...ctx, blockGasLimit: 1_000_000n })
+})
+
+test('gas limit above the EIP-7825 cap', () => {
+  rejects(
+    signTyped(2, f1559({ gas: (1n << 24n) + 1n })),
+    'transaction gas limit too high (cap: 16777216, tx: 16777217)',
+    -32000,
+    { ...ctx, blockGasLimit: 60_000_000n },
+  )
+})
+
+test('intrinsic gas: plain, calldata, access list, create, authorization list', () => {
+  rejects(signTyped(2, f1559({ gas: 20999n })), 'intrinsic gas too low: gas 20999, minimum needed 21000')
+  rejects(
+    signTyped(2, f1559({ data: new Uint8Array(10).fill(1) })),
+    'intrinsic gas too low: gas 21000, minimum needed 21160',
+  )
+  const al = [[hexToBytes(to), [new Uint8Array(32)]]]
+  const fields = f1559({ gas: 25299n })
+  fields[8] = al
+  rejects(signTyped(2, fields), 'intrinsic gas too low: gas 25299, minimum needed 25300')
+  rejects(
+    signTyped(2, f1559({ to: new Uint8Array(), data: Uint8Array.of(1, 2), gas: 53000n })),
+    'intrinsic gas too low: gas 53000, minimum needed 53034',
+  )
+  const auth = eoaCode7702SignAuthorization({ chainId: '0x600d', address: to, nonce: '0x0' }, pk)
+  rejects(signTyped(4, [...f1559({ gas: 45999n }), [auth]]), 'intrinsic gas too low: gas 45999, minimum needed 46000')
+})
+
+test('EIP-7623 calldata floor', () => {
+  // 100 non-zero bytes: intrinsic 22600, floor 21000 + 10 * 400 = 25000
+  rejects(
+    signTyped(2, f1559({ data: new Uint8Array(100).fill(1), gas: 23000n })),
+    'insufficient gas for floor data gas cost: gas 23000, minimum needed 25000',
+  )
+  assert.equal(decodeRawTransaction(signTyped(2, f1559({ data: new Uint8Array(100).fill(1), gas: 25000n })), ctx).gasLimit, 25000n)
+})
+
+test('tip above fee cap', () => {
+  rejects(signTyped(2, f1559({ tip: 3n * GWEI, maxFee: 2n * GWEI })), 'max priority fee per gas higher than max fee per gas')
+})
+
+test('fee cap of eth_sendRawTransaction', () => {
+  rejects(signTyped(2, f1559({ maxFee: 10n ** 14n })), 'tx fee (2.10 ether) exceeds the configured cap (1.00 ether)')
+  // no cap configured
+  assert.equal(decodeRawTransaction(signTyped(2, f1559({ maxFee: 10n ** 14n })), { ...ctx, txFeeCapWei: 0n }).maxFeePerGas, 10n ** 14n)
+  assert.equal(formatEther2(0n), '0.00')
+  assert.equal(formatEther2(1_234_999_999_999_999_999n), '1.23')
+  assert.equal(formatEther2(1_235_000_000_000_000_001n), '1.24')
+  assert.equal(formatEther2(1_125_000_000_000_000_000n), '1.12') // half to even, like Go
+  assert.equal(formatEther2(1_135_000_000_000_000_000n), '1.14')
+})
+
+test('oversized data and oversized init code', () => {
+  const raw = signTyped(2, f1559({ data: new Uint8Array(300).fill(1), gas: 100000n }))
+  rejects(raw, `oversized data: transaction size ${(raw.length - 2) / 2}, limit 200`, -32000, { ...ctx, maxTxSize: 200 })
+  rejects(
+    signTyped(2, f1559({ to: new Uint8Array(), data: new Uint8Array(49153).fill(1), gas: 10_000_000n })),
+    'max initcode size exceeded: code size 49153, limit 49152',
+  )
+})
+
+test('set-code tx without authorizations', () => {
+  rejects(signTyped(4, [...f1559({ gas: 21000n }), []]), 'set code tx must have at least one authorization tuple')
+})
