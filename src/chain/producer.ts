@@ -13,7 +13,7 @@ import type { KeelConfig } from '../config/types.js'
 import { createChainCommon } from '../evm/common.js'
 import type { GethGenesis } from '../evm/common.js'
 import { fastCrypto, loadFastCrypto } from '../evm/crypto.js'
-import { FixedMerkleStateManager } from '../evm/state-manager.js'
+import { FixedMerkleStateManager, ReadOnlyStateManager } from '../evm/state-manager.js'
 import { RpcError, toShape } from '../rpc/errors.js'
 import { encodeBody } from './body.js'
 import { buildBlock } from './builder.js'
@@ -60,7 +60,7 @@ function caches(size: number): Caches {
 
 /** Reads nonces and balances at the head for pool admission, never at the block being built. */
 class HeadAccountReader implements AccountReader {
-  constructor(private sm: FixedMerkleStateManager) {}
+  constructor(private sm: ReadOnlyStateManager) {}
   async setRoot(root: Uint8Array): Promise<void> {
     await this.sm.setStateRoot(root, true)
   }
@@ -113,7 +113,7 @@ export class Producer {
       valueEncoding: ValueEncoding.Bytes,
     })
     const reader = new HeadAccountReader(
-      new FixedMerkleStateManager({ trie: readerTrie, common, prefixStorageTrieKeys: true, caches: caches(50_000) }),
+      new ReadOnlyStateManager({ trie: readerTrie, common, prefixStorageTrieKeys: true, caches: caches(50_000) }),
     )
     const recentHashes = new Map<bigint, Uint8Array>()
     const blockchain = {

@@ -19,3 +19,12 @@ export class FixedMerkleStateManager extends MerkleStateManager {
     else await this._writeContractStorage(address, account, key, unpadded)
   }
 }
+
+/**
+ * A state manager that only reads. The stock caches hold read-filled entries like written ones and
+ * flush() would write them back into the trie; here there is never anything to write, so flush is a
+ * no-op (calls keep their own writes inside a checkpoint that is always reverted).
+ */
+export class ReadOnlyStateManager extends FixedMerkleStateManager {
+  override async flush(): Promise<void> {}
+}

@@ -8,11 +8,11 @@ import { Caches, CacheType } from '@ethereumjs/statemanager'
 import { bytesToHex, ValueEncoding } from '@ethereumjs/util'
 import type { ChainLevel } from '../chain/store/level.js'
 import { NodeCache, ReadOnlyTrieDB } from '../chain/store/state-db.js'
-import { FixedMerkleStateManager } from '../evm/state-manager.js'
+import { ReadOnlyStateManager } from '../evm/state-manager.js'
 import { serverError } from '../rpc/errors.js'
 
 export class StateReader {
-  private readonly byRoot = new Map<string, Promise<FixedMerkleStateManager>>()
+  private readonly byRoot = new Map<string, Promise<ReadOnlyStateManager>>()
   readonly trieDb: ReadOnlyTrieDB
 
   constructor(
@@ -25,7 +25,7 @@ export class StateReader {
   }
 
   /** A state manager positioned at `root`; never write through it. */
-  at(root: Uint8Array): Promise<FixedMerkleStateManager> {
+  at(root: Uint8Array): Promise<ReadOnlyStateManager> {
     const key = bytesToHex(root)
     let sm = this.byRoot.get(key)
     if (sm !== undefined) {
@@ -40,11 +40,11 @@ export class StateReader {
     return sm
   }
 
-  private async open(root: Uint8Array): Promise<FixedMerkleStateManager> {
+  private async open(root: Uint8Array): Promise<ReadOnlyStateManager> {
     const trie = await createMPT({ db: this.trieDb, useKeyHashing: true, common: this.common, valueEncoding: ValueEncoding.Bytes })
     if (!(await trie.checkRoot(root))) throw serverError(`missing trie node ${bytesToHex(root)} (path )`)
     trie.root(root)
-    return new FixedMerkleStateManager({
+    return new ReadOnlyStateManager({
       trie,
       common: this.common,
       prefixStorageTrieKeys: true,
