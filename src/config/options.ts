@@ -8,7 +8,16 @@ export type OptionKey = keyof KeelConfig
 
 export type OptionType = 'string' | 'path' | 'host' | 'int' | 'number' | 'bigint' | 'bool' | 'enum'
 
-export type OptionGroup = 'Node' | 'Block production' | 'Transaction pool' | 'Execution' | 'Transport limits' | 'Logs and filters'
+export type OptionGroup =
+  | 'Node'
+  | 'Block production'
+  | 'Transaction pool'
+  | 'Execution'
+  | 'Transport limits'
+  | 'Logs and filters'
+  | 'WebSocket'
+  | 'Access'
+  | 'Metrics'
 
 interface OptionBase<K extends OptionKey> {
   /** Flag name without the leading dashes, e.g. 'data-dir' for --data-dir. */
@@ -180,6 +189,86 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
   filterTimeoutSeconds: {
     flag: 'filter-timeout-seconds', env: 'KEEL_FILTER_TIMEOUT_SECONDS', group: 'Logs and filters', type: 'int', metavar: 'SECONDS',
     min: 1, max: DAY, default: 300, help: 'a polled filter not polled for this long is removed',
+  },
+
+  wsMaxSubscriptions: {
+    flag: 'ws-max-subscriptions', env: 'KEEL_WS_MAX_SUBSCRIPTIONS', group: 'WebSocket', type: 'int', metavar: 'N',
+    min: 1, max: 1_000_000, default: 1024, help: 'subscriptions one WebSocket connection may hold (reth: 1024)',
+  },
+  wsMaxConnectionsPerIp: {
+    flag: 'ws-max-connections-per-ip', env: 'KEEL_WS_MAX_CONNECTIONS_PER_IP', group: 'WebSocket', type: 'int', metavar: 'N',
+    min: 0, max: 1_000_000, default: 256, help: 'open WebSocket connections per client IP (0 = unlimited)',
+  },
+  wsMessageLimit: {
+    flag: 'ws-message-limit', env: 'KEEL_WS_MESSAGE_LIMIT', group: 'WebSocket', type: 'int', metavar: 'BYTES',
+    min: 1024, max: 1024 * MiB, default: 32 * MiB, help: 'largest WebSocket message accepted (geth: 32 MiB)',
+  },
+  wsSendBufferLimit: {
+    flag: 'ws-send-buffer-limit', env: 'KEEL_WS_SEND_BUFFER_LIMIT', group: 'WebSocket', type: 'int', metavar: 'BYTES',
+    min: 64 * 1024, max: 1024 * MiB, default: 16 * MiB,
+    help: 'a client whose unsent data passes this is closed as a slow consumer',
+  },
+  wsIdleTimeoutSeconds: {
+    flag: 'ws-idle-timeout-seconds', env: 'KEEL_WS_IDLE_TIMEOUT_SECONDS', group: 'WebSocket', type: 'int', metavar: 'SECONDS',
+    min: 8, max: DAY, default: 120, help: 'a WebSocket silent this long (pings unanswered) is closed',
+  },
+
+  rateLimit: {
+    flag: 'rate-limit', env: 'KEEL_RATE_LIMIT', group: 'Access', type: 'number', metavar: 'N', min: 0, max: 1e9,
+    default: undefined, defaultText: '100 (off with --dev)', help: 'cost units per second per client IP (0 = no limit)',
+  },
+  rateBurst: {
+    flag: 'rate-burst', env: 'KEEL_RATE_BURST', group: 'Access', type: 'number', metavar: 'N', min: 1, max: 1e9,
+    default: undefined, defaultText: '2 x rate limit', help: 'cost units a client IP may spend at once',
+  },
+  rateLimitAllowList: {
+    flag: 'rate-limit-allow-list', env: 'KEEL_RATE_LIMIT_ALLOW_LIST', group: 'Access', type: 'string', metavar: 'LIST', optional: true,
+    default: undefined, help: 'CIDRs or key:NAME entries with their own limit, e.g. "10.0.0.0/8=1000,key:abc=5000"',
+  },
+  trustedProxies: {
+    flag: 'trusted-proxies', env: 'KEEL_TRUSTED_PROXIES', group: 'Access', type: 'string', metavar: 'CIDRS', optional: true,
+    default: undefined, defaultText: 'none', help: 'load balancers (CIDRs) whose X-Forwarded-For / Forwarded headers are trusted',
+  },
+  proxyProtocol: {
+    flag: 'proxy-protocol', env: 'KEEL_PROXY_PROTOCOL', group: 'Access', type: 'bool', metavar: '',
+    default: false, help: 'accept the PROXY protocol (v1/v2) from trusted proxies',
+  },
+  maxConnectionsPerIp: {
+    flag: 'max-connections-per-ip', env: 'KEEL_MAX_CONNECTIONS_PER_IP', group: 'Access', type: 'int', metavar: 'N',
+    min: 0, max: 1_000_000, default: 0, help: 'open HTTP connections per client IP (0 = unlimited)',
+  },
+  tlsCert: {
+    flag: 'tls-cert', env: 'KEEL_TLS_CERT', group: 'Access', type: 'path', metavar: 'FILE', optional: true,
+    default: undefined, help: 'PEM certificate: serve HTTPS and WSS (with --tls-key)',
+  },
+  tlsKey: {
+    flag: 'tls-key', env: 'KEEL_TLS_KEY', group: 'Access', type: 'path', metavar: 'FILE', optional: true,
+    default: undefined, help: 'PEM private key of --tls-cert',
+  },
+  corsOrigins: {
+    flag: 'cors-origins', env: 'KEEL_CORS_ORIGINS', group: 'Access', type: 'string', metavar: 'LIST',
+    default: '*', help: 'origins browsers may call from (comma-separated, * = any)',
+  },
+  shutdownGraceSeconds: {
+    flag: 'shutdown-grace-seconds', env: 'KEEL_SHUTDOWN_GRACE_SECONDS', group: 'Access', type: 'number', metavar: 'SECONDS',
+    min: 0, max: 600, default: 5, help: 'on SIGTERM, how long in-flight requests and WebSockets get before closing',
+  },
+  readyMaxSecondsBehind: {
+    flag: 'ready-max-seconds-behind', env: 'KEEL_READY_MAX_SECONDS_BEHIND', group: 'Access', type: 'number', metavar: 'SECONDS',
+    min: 1, max: DAY, default: 60, help: 'GET /ready fails when the head block is older than this',
+  },
+
+  metrics: {
+    flag: 'metrics', env: 'KEEL_METRICS', group: 'Metrics', type: 'bool', metavar: '',
+    default: true, help: 'serve Prometheus metrics on the metrics listener',
+  },
+  metricsHost: {
+    flag: 'metrics-host', env: 'KEEL_METRICS_HOST', group: 'Metrics', type: 'host', metavar: 'ADDR',
+    default: '127.0.0.1', help: 'interface of the metrics listener (keep it private)',
+  },
+  metricsPort: {
+    flag: 'metrics-port', env: 'KEEL_METRICS_PORT', group: 'Metrics', type: 'int', metavar: 'N', min: 0, max: 65_535,
+    default: 9545, help: 'port of the metrics listener (0 = any free port)',
   },
 }
 

@@ -45,4 +45,35 @@ export interface KeelConfig {
   filterTimeoutSeconds: number
 
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
+
+  // WebSocket
+  wsMaxSubscriptions: number
+  wsMaxConnectionsPerIp: number
+  wsMessageLimit: number
+  /** A subscriber whose unsent buffer passes this many bytes is closed (slow consumer). */
+  wsSendBufferLimit: number
+  wsIdleTimeoutSeconds: number
+
+  // Access: rate limits, client addresses, TLS, CORS, shutdown
+  /** Cost units per second per client IP (0 = off); undefined = 100, or off with --dev. */
+  rateLimit: number | undefined
+  /** Bucket size per client IP; undefined = 2 x rateLimit. */
+  rateBurst: number | undefined
+  /** Comma-separated CIDRs or API keys with their own limit, e.g. "10.0.0.0/8=1000,key:abc=5000". */
+  rateLimitAllowList: string | undefined
+  /** Comma-separated CIDRs of load balancers whose X-Forwarded-For / Forwarded headers are trusted. */
+  trustedProxies: string | undefined
+  proxyProtocol: boolean
+  maxConnectionsPerIp: number
+  tlsCert: string | undefined
+  tlsKey: string | undefined
+  /** Comma-separated allowed origins, or * */
+  corsOrigins: string
+  shutdownGraceSeconds: number
+  readyMaxSecondsBehind: number
+
+  // Metrics
+  metrics: boolean
+  metricsHost: string
+  metricsPort: number
 }
