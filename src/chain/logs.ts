@@ -36,6 +36,11 @@ function inBloom(bloom: Uint8Array, bits: BloomBits): boolean {
   return true
 }
 
+function isEmptyBloom(bloom: Uint8Array): boolean {
+  for (let i = 0; i < bloom.length; i++) if (bloom[i] !== 0) return false
+  return true
+}
+
 const hexToBytesFast = (hex: string): Uint8Array => Buffer.from(hex.slice(2), 'hex')
 
 export class LogMatcher {
@@ -88,8 +93,35 @@ export class LogMatcher {
 }
 
 /**
- * Logs in [from, to] matching the criteria, in block and log order. Stops with `overflow` once more
- * than `maxResults` logs matched, so that the caller can name a narrower range.
+ * Blocks that may hold a match, from the inverted index (addresses and topics), in ascending order;
+ * undefined when the criteria constrain nothing (then every block with a non-empty bloom is a candidate).
+ */
+async function candidateBlocks(view: ChainView, criteria: LogCriteria, from: bigint, to: bigint): Promise<bigint[] | undefined> {
+  let result: Set<bigint> | undefined
+  const intersect = (set: Set<bigint>) => {
+    if (result === undefined) result = set
+    else for (const n of result) if (!set.has(n)) result.delete(n)
+  }
+  if (criteria.addresses.length > 0) {
+    const union = new Set<bigint>()
+    for (const a of criteria.addresses) for (const n of await view.indexedBlocks('address', hexToBytesFast(a), from, to)) union.add(n)
+    intersect(union)
+  }
+  for (const alternatives of criteria.topics) {
+    if (alternatives === null || alternatives.length === 0) continue
+    if (result !== undefined && result.size === 0) break
+    const union = new Set<bigint>()
+    for (const t of alternatives) for (const n of await view.indexedBlocks('topic', hexToBytesFast(t), from, to)) union.add(n)
+    intersect(union)
+  }
+  if (result === undefined) return undefined
+  return [...(result as Set<bigint>)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+}
+
+/**
+ * Logs in [from, to] matching the criteria, in block and log order. Candidate blocks come from the
+ * inverted address/topic index when the criteria name any, else from the blooms. Stops with
+ * `overflowAt` once more than `maxResults` logs matched, so that the caller can name a narrower range.
  */
 export async function queryLogs(
   view: ChainView,
@@ -99,8 +131,14 @@ export async function queryLogs(
   maxResults: number,
 ): Promise<{ logs: MatchedLog[]; overflowAt?: bigint }> {
   const logs: MatchedLog[] = []
-  for (const { number, bloom } of await view.blooms(from, to)) {
-    if (!matcher.bloomMayMatch(bloom)) continue
+  let candidates = await candidateBlocks(view, matcher.criteria, from, to)
+  if (candidates === undefined) {
+    candidates = []
+    for (const { number, bloom } of await view.blooms(from, to)) {
+      if (!isEmptyBloom(bloom) && matcher.bloomMayMatch(bloom)) candidates.push(number)
+    }
+  }
+  for (const number of candidates) {
     const block = await view.blockByNumber(number)
     if (block === undefined) continue
     const before = logs.length

@@ -22,6 +22,7 @@ import type { HeadInfo, NewBlockEvent, PoolQuery, TxWire } from './messages.js'
 import { fromWire, toWire } from './pooled-tx.js'
 import type { PooledTx } from './pooled-tx.js'
 import { encodeReceipts } from './receipts.js'
+import type { ReceiptRecord } from './receipts.js'
 import type { ChainLevel } from './store/level.js'
 import { decodeHead, encodeHead, encodeNumber, encodeTxLookup, Keys } from './store/schema.js'
 import { NodeCache, ReadOnlyTrieDB, WritableTrieDB } from './store/state-db.js'
@@ -385,6 +386,7 @@ export class Producer {
       ops.push({ type: 'put', key: Keys.txLookup(txHash), value: encodeTxLookup(number, i) })
       ops.push({ type: 'del', key: Keys.pooledTx(txHash) })
     }
+    pushLogIndex(ops, number, receipts)
     for (const ptx of invalid) ops.push({ type: 'del', key: Keys.pooledTx(hexToBytes(ptx.hash as `0x${string}`)) })
     ops.push({ type: 'put', key: Keys.meta('head'), value: encodeHead(number, hash) })
     try {
@@ -411,6 +413,27 @@ export class Producer {
     this.closed = true
     if (this.timer !== undefined) clearTimeout(this.timer)
     if (this.sealing !== undefined) await this.sealing
+  }
+}
+
+/** The inverted log index entries of a block: one key per distinct log address and topic. */
+function pushLogIndex(ops: LevelOp[], number: bigint, receipts: readonly ReceiptRecord[]): void {
+  const seen = new Set<string>()
+  const empty = new Uint8Array(0)
+  for (const receipt of receipts) {
+    for (const [address, topics] of receipt.logs) {
+      const a = `a${bytesToHex(address)}`
+      if (!seen.has(a)) {
+        seen.add(a)
+        ops.push({ type: 'put', key: Keys.logAddress(address, number), value: empty })
+      }
+      for (const topic of topics) {
+        const t = `t${bytesToHex(topic)}`
+        if (seen.has(t)) continue
+        seen.add(t)
+        ops.push({ type: 'put', key: Keys.logTopic(topic, number), value: empty })
+      }
+    }
   }
 }
 

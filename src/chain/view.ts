@@ -192,6 +192,15 @@ export class ChainView {
     return out
   }
 
+  /** Blocks in [from, to] whose logs include this address or topic (the inverted log index). */
+  async indexedBlocks(kind: 'address' | 'topic', item: Uint8Array, from: bigint, to: bigint): Promise<bigint[]> {
+    const key = kind === 'address' ? Keys.logAddress : Keys.logTopic
+    const out: bigint[] = []
+    const offset = 1 + item.length
+    for await (const k of this.level.keys({ gte: key(item, from), lte: key(item, to) })) out.push(decodeNumber(k, offset))
+    return out
+  }
+
   /** The head as stored on disk (used at startup before the producer reports). */
   static async readHead(level: ChainLevel): Promise<{ number: bigint; hash: Uint8Array } | undefined> {
     const head = await level.get(Keys.meta('head'))

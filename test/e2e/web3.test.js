@@ -15,7 +15,6 @@ before(async () => {
 })
 
 after(async () => {
-  web3?.provider?.disconnect?.()
   await node?.stop()
 })
 

@@ -8,6 +8,8 @@
 //   b + num(8)               body RLP: [[tx bytes...], [sender(20)...]]
 //   r + num(8)               receipts RLP: [[status, cumulativeGasUsed, logs]...]
 //   B + num(8)               logs bloom (256)
+//   A + address(20) + num(8) empty: the block has a log from this address (inverted log index)
+//   T + topic(32) + num(8)   empty: the block has a log with this topic (any position)
 //   t + txHash(32)           num(8) + txIndex(4)
 //   p + txHash(32)           a pooled (not yet mined) transaction, in wire form
 //   m + name                 metadata: head, genesis hash, schema version
@@ -22,6 +24,8 @@ export const Prefix = {
   body: 0x62, // b
   receipts: 0x72, // r
   bloom: 0x42, // B
+  logAddress: 0x41, // A
+  logTopic: 0x54, // T
   txLookup: 0x74, // t
   pooledTx: 0x70, // p
   meta: 0x6d, // m
@@ -43,6 +47,14 @@ function withBytes(prefix: number, bytes: Uint8Array): Uint8Array {
   return key
 }
 
+function withBytesAndNumber(prefix: number, bytes: Uint8Array, num: bigint): Uint8Array {
+  const key = new Uint8Array(1 + bytes.length + 8)
+  key[0] = prefix
+  key.set(bytes, 1)
+  new DataView(key.buffer).setBigUint64(1 + bytes.length, num)
+  return key
+}
+
 export const Keys = {
   canonicalHash: (num: bigint) => withNumber(Prefix.canonicalHash, num),
   blockNumber: (hash: Uint8Array) => withBytes(Prefix.blockNumber, hash),
@@ -51,6 +63,8 @@ export const Keys = {
   receipts: (num: bigint) => withNumber(Prefix.receipts, num),
   bloom: (num: bigint) => withNumber(Prefix.bloom, num),
   txLookup: (hash: Uint8Array) => withBytes(Prefix.txLookup, hash),
+  logAddress: (address: Uint8Array, num: bigint) => withBytesAndNumber(Prefix.logAddress, address, num),
+  logTopic: (topic: Uint8Array, num: bigint) => withBytesAndNumber(Prefix.logTopic, topic, num),
   pooledTx: (hash: Uint8Array) => withBytes(Prefix.pooledTx, hash),
   pooledTxRange: { gte: Uint8Array.of(Prefix.pooledTx), lt: Uint8Array.of(Prefix.pooledTx + 1) },
   meta: (name: 'head' | 'genesis' | 'schema' | 'config') => withBytes(Prefix.meta, enc.encode(name)),
