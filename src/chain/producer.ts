@@ -27,6 +27,7 @@ import type { ChainLevel } from './store/level.js'
 import { decodeHead, encodeHead, encodeNumber, encodeTxLookup, Keys } from './store/schema.js'
 import { NodeCache, ReadOnlyTrieDB, WritableTrieDB } from './store/state-db.js'
 import type { LevelOp } from './store/state-db.js'
+import { GroupCommit } from './store/group-commit.js'
 import { TxPool } from './txpool.js'
 import type { AccountReader } from './txpool.js'
 import { RLP } from '@ethereumjs/rlp'
@@ -80,6 +81,7 @@ export class Producer {
   private timer: NodeJS.Timeout | undefined
   private lastSealAt = 0
   private closed = false
+  private readonly journal: GroupCommit
   private extraData = new Uint8Array(0)
   private coinbase = new Address(new Uint8Array(20))
 
@@ -93,7 +95,9 @@ export class Producer {
     private readonly recentHashes: Map<bigint, Uint8Array>,
     readonly pool: TxPool,
     private readonly events: ProducerEvents,
-  ) {}
+  ) {
+    this.journal = new GroupCommit(level)
+  }
 
   static async open(
     config: KeelConfig,
@@ -288,7 +292,7 @@ export class Producer {
     for (const gone of [...(result.replaced ? [result.replaced] : []), ...result.removed]) {
       ops.push({ type: 'del', key: Keys.pooledTx(hexToBytes(gone.hash as `0x${string}`)) })
     }
-    await this.level.batch(ops)
+    await this.journal.write(ops)
     this.events.onPendingTx([ptx.hash])
     this.scheduleAutomine()
     return { hash: ptx.hash }
@@ -389,6 +393,8 @@ export class Producer {
     pushLogIndex(ops, number, receipts)
     for (const ptx of invalid) ops.push({ type: 'del', key: Keys.pooledTx(hexToBytes(ptx.hash as `0x${string}`)) })
     ops.push({ type: 'put', key: Keys.meta('head'), value: encodeHead(number, hash) })
+    // pool journal writes of transactions in this block must land before their deletion below
+    await this.journal.flush()
     try {
       await this.level.batch(ops)
     } catch (err) {
@@ -413,6 +419,7 @@ export class Producer {
     this.closed = true
     if (this.timer !== undefined) clearTimeout(this.timer)
     if (this.sealing !== undefined) await this.sealing
+    await this.journal.flush()
   }
 }
 
