@@ -149,6 +149,7 @@ export class Producer {
       }),
       events,
     )
+    if (genesis.coinbase !== undefined) producer.coinbase = new Address(hexToBytes(genesis.coinbase as `0x${string}`))
     await producer.initChain(genesis, sm)
     await producer.restorePool()
     return producer
@@ -179,7 +180,6 @@ export class Producer {
     }
     this.common.setHardforkBy({ blockNumber: this.head.number, timestamp: this.head.timestamp })
     await this.reader.setRoot(this.head.stateRoot)
-    this.coinbase = this.head.number === 0n ? this.head.coinbase : this.coinbase
   }
 
   private async writeGenesis(genesis: GethGenesis, sm: FixedMerkleStateManager): Promise<void> {
