@@ -97,11 +97,6 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
     flag: 'chain-id', env: 'KEEL_CHAIN_ID', group: 'Node', type: 'int', metavar: 'N',
     min: 1, max: Number.MAX_SAFE_INTEGER, default: 24_589, help: 'chain id (EIP-155) of the chain',
   },
-  stateHistory: {
-    flag: 'state-history', env: 'KEEL_STATE_HISTORY', group: 'Node', type: 'int', metavar: 'BLOCKS',
-    min: 0, max: Number.MAX_SAFE_INTEGER, default: 0,
-    help: 'recent blocks whose state stays readable (0 = archive, keep all)',
-  },
   logLevel: {
     flag: 'log-level', env: 'KEEL_LOG_LEVEL', group: 'Node', type: 'enum', metavar: 'LEVEL', values: LOG_LEVELS,
     default: 'info', help: `log verbosity: ${LOG_LEVELS.join(', ')}`,

@@ -14,8 +14,6 @@ export interface KeelConfig {
   emptyBlockPeriod: number
   dev: boolean
   chainId: number
-  /** Recent blocks whose state stays readable (0 = archive, keep all). */
-  stateHistory: number
 
   // Txpool
   txpoolMaxSlots: number

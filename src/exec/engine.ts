@@ -7,7 +7,7 @@ import type { Common } from '@ethereumjs/common'
 import { Hardfork } from '@ethereumjs/common'
 import { createTx } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { Account, Address, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util'
+import { Account, Address, bytesToHex, toChecksumAddress, hexToBytes, setLengthLeft } from '@ethereumjs/util'
 import { createVM, runTx } from '@ethereumjs/vm'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
 import type { ChainLevel } from '../chain/store/level.js'
@@ -61,12 +61,18 @@ export class ExecEngine {
     private readonly level: ChainLevel,
     private readonly limits: ExecLimits,
   ) {
-    this.reader = new StateReader(common, level, 200_000, 4)
+    this.reader = new StateReader(common, level, { nodeCacheSize: 200_000, maxOpenRoots: 4 })
   }
 
   /** How many writes the call path attempted against the DB (must stay 0). */
   get writesAttempted(): number {
     return this.reader.trieDb.writesAttempted
+  }
+
+  /** Read-cache effectiveness, for benchmarks and tests. */
+  get readCacheStats(): { slots: number; slotHits: number; slotMisses: number } {
+    const slots = this.reader.shared.slots
+    return { slots: slots.size, slotHits: slots.hits, slotMisses: slots.misses }
   }
 
   /** Runs tasks one at a time: a state manager's checkpoints must not interleave. */
@@ -240,7 +246,7 @@ export class ExecEngine {
     const value = args.value ?? 0n
     const cost = gasLimit * feeCap + value
     if (account.balance < cost) {
-      throw serverError(`insufficient funds for gas * price + value: address ${from.toString()} have ${account.balance} want ${cost}`)
+      throw serverError(`insufficient funds for gas * price + value: address ${checksum(from.toString())} have ${account.balance} want ${cost}`)
     }
     const tx = this.buildTx(s.vm.common, args, gasLimit, args.nonce ?? account.nonce, accessList)
     await s.vm.evm.journal.checkpoint()
@@ -256,7 +262,7 @@ export class ExecEngine {
         reportAccessList,
       })
     } catch (err) {
-      throw serverError(cleanRunTxError((err as Error).message))
+      throw serverError(cleanRunTxError((err as Error).message, args.from ?? ZERO_ADDRESS))
     } finally {
       await s.vm.evm.journal.revert()
     }
@@ -361,6 +367,8 @@ export class ExecEngine {
   }
 }
 
+const checksum = (address: string): string => toChecksumAddress(address)
+
 function slotBytes(hex: string): Uint8Array {
   return setLengthLeft(hexToBytes(hex as `0x${string}`), 32)
 }
@@ -380,10 +388,17 @@ function sameList(a: ExecAccessListItem[], b: ExecAccessListItem[]): boolean {
 }
 
 /** @ethereumjs prefixes its validation errors with block/tx context; clients want geth's short text. */
-function cleanRunTxError(message: string): string {
-  const m = message.replace(/\s*-> .*$/s, '').replace(/\s*\(block: .*$/s, '').replace(/\s*\(tx type: .*$/s, '')
-  const intrinsic = /gas limit is too low\. The gasLimit is lower than the minimum gas limit of (\d+), the gas limit is: (\d+)/i.exec(m)
-  if (intrinsic) return `intrinsic gas too low: have ${intrinsic[2]}, want ${intrinsic[1]}`
+/** @ethereumjs words its validation errors its own way (with block/tx context); clients match geth's text. */
+function cleanRunTxError(message: string, from: string): string {
+  const m = message.replace(/\s*\(vm hf=.*$/s, '').replace(/\s*-> .*$/s, '').replace(/\s*\(block: .*$/s, '').replace(/\s*\(tx type: .*$/s, '')
+  let match = /minimum gas limit of (\d+)/i.exec(m)
+  const limit = /tx gas limit (\d+)/i.exec(m)
+  if (match && limit) return `intrinsic gas too low: have ${limit[1]}, want ${match[1]}`
+  match = /maxFeePerGas|gasPrice/.test(m) ? /\((\d+)\) is less than the block's baseFeePerGas \((\d+)\)/.exec(m) : null
+  if (match) return `max fee per gas less than block base fee: address ${checksum(from)}, maxFeePerGas: ${match[1]}, baseFee: ${match[2]}`
+  match = /upfront cost is: (\d+) and the sender's account \(\S+\) only has: (\d+)/.exec(m) ?? /max cost is: (\d+) and the sender's account \(\S+\) only has: (\d+)/.exec(m)
+  if (match) return `insufficient funds for gas * price + value: address ${checksum(from)} have ${match[2]} want ${match[1]}`
+  if (/EIP-3607/.test(m)) return `sender not an eoa: address ${checksum(from)}`
   return m
 }
 
