@@ -3,6 +3,7 @@
 
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { startAdminSocket } from './admin/admin-socket.js'
 import { ProducerClient } from './chain/producer-client.js'
 import { resolveGenesis, validateGenesis } from './chain/genesis.js'
 import { openChainLevel } from './chain/store/level.js'
@@ -16,7 +17,6 @@ import { loadFastCrypto } from './evm/crypto.js'
 import { ExecPool } from './exec/pool.js'
 import { StateReader } from './exec/state-reader.js'
 import { Dispatcher } from './rpc/dispatch.js'
-import { Envelope } from './rpc/envelope.js'
 import { FilterRegistry } from './rpc/filters.js'
 import { defaultTransportLimits } from './rpc/limits.js'
 import type { TransportLimits } from './rpc/limits.js'
@@ -30,11 +30,24 @@ import type { MethodDeps } from './rpc/methods/deps.js'
 import { txpoolMethods } from './rpc/methods/txpool.js'
 import { web3NetMethods } from './rpc/methods/web3-net.js'
 import { RpcServer } from './rpc/server.js'
+import { accessSetup } from './rpc/access.js'
+import type { WsTransportStats } from './rpc/server.js'
+import { subscribeMethods } from './rpc/methods/eth-subscribe.js'
+import { pendingTransactionJson } from './rpc/pending-tx-json.js'
+import { SubscriptionManager } from './rpc/subscriptions.js'
+import { createLogger } from './logging/logger.js'
+import { createMetrics } from './metrics/metrics.js'
+import { observedEnvelope } from './metrics/metered-envelope.js'
+import { MetricsServer } from './metrics/server.js'
+import { bindNodeSources } from './metrics/sources.js'
+import type { SubscriptionStats } from './rpc/subscriptions.js'
 
 export interface RunningNode {
   url: string
   port: number
   chainId: number
+  /** WebSocket connection and subscription counts (metrics, leak tests). */
+  wsStats(): { transport: WsTransportStats; subscriptions: SubscriptionStats }
   close(): Promise<void>
 }
 
@@ -74,9 +87,11 @@ async function chainGenesis(config: KeelConfig): Promise<{ genesis: GethGenesis;
 export async function startNode(input: KeelConfig): Promise<RunningNode> {
   const { genesis, operatorAddress, created } = await chainGenesis(input)
   const config: KeelConfig = { ...input, chainId: genesis.config.chainId }
+  // stdout: the few human lines scripts and tests parse; everything else is a JSON line on stderr.
   const log = (line: string) => {
     if (config.logLevel !== 'silent') process.stdout.write(`keel: ${line}\n`)
   }
+  const logger = createLogger(config.logLevel)
   if (operatorAddress !== undefined) log(`operator address ${operatorAddress}${created ? ` (new key saved in ${join(config.dataDir, 'operator.key')})` : ''}`)
 
   const crypto = await loadFastCrypto()
@@ -84,7 +99,7 @@ export async function startNode(input: KeelConfig): Promise<RunningNode> {
 
   let fatal: ((message: string) => void) | undefined
   const producer = new ProducerClient(config, genesis, (message) => {
-    process.stderr.write(`keel: ${message}\n`)
+    logger.error('producer failed', { message })
     fatal?.(message)
   })
   const ready = await producer.ready
@@ -95,7 +110,7 @@ export async function startNode(input: KeelConfig): Promise<RunningNode> {
   producer.onPendingTx((hashes) => filters.onPendingTransactions(hashes))
   const executor = new ExecPool(
     { dataDir: config.dataDir, genesis, limits: { gasCap: config.rpcGasCap, timeoutMs: config.rpcEvmTimeoutMs } },
-    config.callWorkers,
+    { workers: config.callWorkers },
   )
 
   const deps: MethodDeps = {
@@ -121,41 +136,94 @@ export async function startNode(input: KeelConfig): Promise<RunningNode> {
   })
 
   const dispatcher = new Dispatcher()
+  const metrics = config.metrics
+    ? createMetrics({ isKnownMethod: (method) => dispatcher.has(method), version: packageVersion(), chainId: config.chainId })
+    : null
+  producer.onBlock((event) => {
+    metrics?.chain.onBlock(event)
+    if (logger.isEnabled('debug')) {
+      logger.debug('block sealed', { number: event.head.number, hash: event.head.hash, txs: event.txHashes.length, gasUsed: event.head.gasUsed, ...event.stats })
+    }
+  })
   dispatcher.registerAll(web3NetMethods(deps))
   dispatcher.registerAll(stateMethods(deps, new StateReader(common, level)))
   dispatcher.registerAll(feeMethods(deps))
   dispatcher.registerAll(blockMethods(deps))
   dispatcher.registerAll(execMethods(deps))
-  dispatcher.registerAll(sendMethods(deps))
+  dispatcher.registerAll(metrics === null ? sendMethods(deps) : metrics.txpool.instrument(sendMethods(deps)))
   dispatcher.registerAll(logMethods(deps))
   dispatcher.registerAll(txpoolMethods(deps))
+  const subscriptions = new SubscriptionManager({
+    keccak: crypto.keccak256,
+    maxPerConnection: config.wsMaxSubscriptions,
+    pendingByteLimit: config.wsSendBufferLimit,
+    pendingTransactionJson: (hash) => pendingTransactionJson(producer, view, common, hash),
+    onError: (err) => logger.error('subscription fan-out failed', { err }),
+  })
+  dispatcher.registerAll(subscribeMethods(subscriptions))
+  view.onHead((block) => subscriptions.publishBlock(block))
+  producer.onPendingTx((hashes) => subscriptions.publishPendingTransactions(hashes))
 
   const limits: TransportLimits = {
     ...defaultTransportLimits,
     httpBodyLimit: config.httpBodyLimit,
     batchRequestLimit: config.batchRequestLimit,
     batchResponseMaxSize: config.batchResponseMaxSize,
+    wsMessageLimit: config.wsMessageLimit,
+    wsSendBufferLimit: config.wsSendBufferLimit,
   }
-  const server = new RpcServer(new Envelope(dispatcher, limits), { host: config.host, port: config.port, limits })
+  const access = accessSetup(config, { head: () => view.head })
+  const server = new RpcServer(observedEnvelope(dispatcher, limits, { rateLimiter: access.rateLimiter }, metrics, logger), {
+    ...access.serverOptions,
+    host: config.host,
+    port: config.port,
+    limits,
+    wsMaxConnectionsPerIp: config.wsMaxConnectionsPerIp,
+    wsIdleTimeoutSeconds: config.wsIdleTimeoutSeconds,
+    onWsClose: (session) => subscriptions.closeSession(session),
+  })
   const port = await server.listen()
+  const admin = await startAdminSocket(level, config.dataDir, (message) => logger.warn(message))
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
-  const url = `http://${host}:${port}`
-  log(`chain id ${config.chainId}, head ${ready.head.number}, hardfork ${ready.hardfork}, genesis ${ready.genesisHash}`)
+  const url = `${access.scheme}://${host}:${port}`
+  let metricsServer: MetricsServer | undefined
+  if (metrics !== null) {
+    bindNodeSources(metrics, {
+      head: () => view.head,
+      txpoolStatus: () => producer.query({ q: 'status' }),
+      callPool: executor,
+      ws: { transport: () => server.wsStats(), subscriptions: () => subscriptions.stats() },
+      databaseFolder: join(config.dataDir, 'chain'),
+    })
+    if (access.rateLimiter !== undefined) metrics.rateLimit.observe(access.rateLimiter)
+    metricsServer = await MetricsServer.start(metrics.register, config.metricsHost, config.metricsPort, logger)
+    log(`metrics on ${metricsServer.url}`)
+  }
+  logger.info('chain ready', { chainId: config.chainId, head: ready.head.number, hardfork: ready.hardfork, genesis: ready.genesisHash })
+  logger.info('listening', { url, metrics: metricsServer?.url })
   log(`listening on ${url}`)
 
   let closing: Promise<void> | undefined
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      // Readiness fails first, so a load balancer stops sending while in-flight requests are answered.
+      access.health.startDraining()
+      await server.drain(config.shutdownGraceSeconds * 1000)
+      logger.info('shutting down')
       await server.close()
+      await metricsServer?.close()
+      await admin?.close()
       filters.close()
       await producer.shutdown()
       await executor.close()
       await level.close()
+      logger.info('stopped')
     })()
     return closing
   }
   fatal = () => {
     void close().finally(() => process.exit(1))
   }
-  return { url, port, chainId: config.chainId, close }
+  const wsStats = () => ({ transport: server.wsStats(), subscriptions: subscriptions.stats() })
+  return { url, port, chainId: config.chainId, wsStats, close }
 }

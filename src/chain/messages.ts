@@ -50,6 +50,16 @@ export interface NewBlockEvent {
   bodyRlp: Uint8Array
   receiptsRlp: Uint8Array
   txHashes: string[]
+  /** Measured on the producer thread, for the main thread's metrics. */
+  stats?: BlockStats
+}
+
+/** Milliseconds spent sealing one block, and pooled transactions dropped as invalid while building it. */
+export interface BlockStats {
+  buildMs: number
+  commitMs: number
+  writeMs: number
+  droppedTxs: number
 }
 
 export type FromProducer =

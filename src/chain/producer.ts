@@ -346,6 +346,7 @@ export class Producer {
     const candidates = this.pool.selectForBlock(baseFee, parent.gasLimit)
     this.trieDb.capture()
     let built: BuiltBlock
+    const buildStartedAt = performance.now()
     try {
       built = await buildBlock(this.vm, this.common, {
         parent,
@@ -360,10 +361,11 @@ export class Producer {
       await this.vm.stateManager.setStateRoot(parent.stateRoot, true)
       throw err
     }
-    await this.commitBlock(built)
+    await this.commitBlock(built, performance.now() - buildStartedAt)
   }
 
-  private async commitBlock(built: BuiltBlock): Promise<void> {
+  private async commitBlock(built: BuiltBlock, buildMs: number): Promise<void> {
+    const commitStartedAt = performance.now()
     const { block, receipts, included, invalid } = built
     const header = block.header
     const number = header.number
@@ -395,6 +397,7 @@ export class Producer {
     ops.push({ type: 'put', key: Keys.meta('head'), value: encodeHead(number, hash) })
     // pool journal writes of transactions in this block must land before their deletion below
     await this.journal.flush()
+    const writeStartedAt = performance.now()
     try {
       await this.level.batch(ops)
     } catch (err) {
@@ -402,6 +405,7 @@ export class Producer {
       await this.vm.stateManager.setStateRoot(this.head.stateRoot, true)
       throw err
     }
+    const writeMs = performance.now() - writeStartedAt
     this.trieDb.release()
     this.head = header
     this.recentHashes.set(number, hash)
@@ -411,7 +415,8 @@ export class Producer {
     if (evicted.length > 0) {
       await this.level.batch(evicted.map((p) => ({ type: 'del' as const, key: Keys.pooledTx(hexToBytes(p.hash as `0x${string}`)) })))
     }
-    this.events.onBlock({ kind: 'block', head: headInfo(header), headerRlp, bodyRlp, receiptsRlp, txHashes })
+    const stats = { buildMs, commitMs: performance.now() - commitStartedAt, writeMs, droppedTxs: invalid.length }
+    this.events.onBlock({ kind: 'block', head: headInfo(header), headerRlp, bodyRlp, receiptsRlp, txHashes, stats })
   }
 
   /** Stops sealing, lets the block in progress finish, and leaves the pool journalled on disk. */

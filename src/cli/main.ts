@@ -9,6 +9,12 @@ import { OPTIONS } from '../config/options.js'
 import type { KeelConfig } from '../config/types.js'
 import { UsageError, parseArgs } from './args.js'
 import { formatCommandUsage, formatUsage } from './help.js'
+import { accountCommand } from './commands/account.js'
+import { backupCommand } from './commands/backup.js'
+import { creditCommand } from './commands/credit.js'
+import { dbCommand } from './commands/db.js'
+import { initCommand } from './commands/init.js'
+import { restoreCommand } from './commands/restore.js'
 import type { CommandSummary } from './help.js'
 
 export interface CliIo {
@@ -89,7 +95,16 @@ function helpCommand(commands: () => readonly CliCommand[]): CliCommand {
   }
 }
 
-const COMMANDS: readonly CliCommand[] = [startCommand, helpCommand(() => COMMANDS)]
+const COMMANDS: readonly CliCommand[] = [
+  startCommand,
+  initCommand,
+  creditCommand,
+  accountCommand,
+  dbCommand,
+  backupCommand,
+  restoreCommand,
+  helpCommand(() => COMMANDS),
+]
 
 /** First signal: close the node once, then exit 0. A second signal while closing: exit 1 at once. */
 function closeOnSignals(node: RunningNode, io: CliIo, verbose: boolean): void {

@@ -1,11 +1,36 @@
 // The call pool: eth_call, eth_estimateGas and eth_createAccessList run in piscina worker threads so the
 // event loop never waits on the EVM.
+//
+// The pool keeps its own queue and hands piscina at most one task per worker, so that
+//  - everything waiting when a worker frees up (a JSON-RPC batch, or calls from many clients that
+//    arrived in the same tick) travels as ONE piscina task: one structured clone, one round trip;
+//  - the queue bound is ours and answers a clear error.
+// Each call's wall-clock limit runs from its own start: the worker marks which call it runs and since
+// when (progress.ts), and a watchdog checks the running tasks. A call past the limit is stopped by
+// aborting its piscina task, which terminates the worker (piscina starts a new one): the runaway call
+// gets geth's timeout error, the calls of its task that had not finished go back to the queue.
 
 import { availableParallelism } from 'node:os'
 import { Piscina } from 'piscina'
 import type { GethGenesis } from '../evm/common.js'
-import { limitExceeded } from '../rpc/errors.js'
+import { limitExceeded, serverError } from '../rpc/errors.js'
+import type { RpcError } from '../rpc/errors.js'
+import { CallProgress } from './progress.js'
 import type { ExecLimits, ExecResult, ExecTask } from './types.js'
+
+/** What one piscina task carries. */
+export interface ExecBatch {
+  tasks: ExecTask[]
+  progress: SharedArrayBuffer
+}
+
+interface Running {
+  items: Pending[]
+  progress: CallProgress
+  abort: AbortController
+  /** the index of the call that ran past the limit, once the watchdog fired */
+  runaway: number
+}
 
 export interface ExecPoolInit {
   dataDir: string
@@ -18,36 +43,209 @@ export interface Executor {
   close(): Promise<void>
 }
 
-export class ExecPool implements Executor {
-  private readonly piscina: Piscina<ExecTask[], ExecResult[]>
+export interface ExecPoolOptions {
+  /** worker threads; 0 = derive from the core count */
+  workers?: number
+  /** calls waiting for a worker before new ones are refused */
+  maxQueue?: number
+  /** most calls carried by one piscina task */
+  maxBatch?: number
+}
 
-  constructor(init: ExecPoolInit, workers: number, maxQueue = 1024) {
-    const threads = workers > 0 ? workers : Math.max(1, availableParallelism() - 1)
+interface Pending {
+  task: ExecTask
+  resolve: (result: ExecResult) => void
+  reject: (err: unknown) => void
+  /** performance.now() when it entered the queue (metrics) */
+  queuedAt: number
+}
+
+export interface ExecPoolStats {
+  workers: number
+  queued: number
+  running: number
+  piscinaTasks: number
+  calls: number
+  timeouts: number
+}
+
+/** Told how work moves through the pool (metrics); durations in milliseconds. */
+export interface ExecPoolObserver {
+  /** A call left the queue for a worker after waiting `waitMs`. */
+  onCallStarted(waitMs: number): void
+  /** A piscina task carrying `calls` calls settled after running `runMs`. */
+  onTaskFinished(calls: number, runMs: number): void
+  /** A call was refused because the queue was full. */
+  onQueueFull(): void
+}
+
+/** max(1, cores - 1): one core stays with the main thread and the producer. */
+export function defaultCallWorkers(cores = availableParallelism()): number {
+  return Math.max(1, cores - 1)
+}
+
+/** Go's time.Duration formatting for whole milliseconds, as geth prints its timeout. */
+export function goDuration(ms: number): string {
+  if (ms < 1000) return `${ms}ms`
+  const s = ms / 1000
+  if (s < 60) return `${s}s`
+  const m = Math.floor(s / 60)
+  const rest = s - m * 60
+  return m < 60 ? `${m}m${rest}s` : `${Math.floor(m / 60)}h${m % 60}m${rest}s`
+}
+
+export const executionTimedOut = (ms: number): RpcError => serverError(`execution aborted (timeout = ${goDuration(ms)})`)
+
+export class ExecPool implements Executor {
+  private readonly piscina: Piscina<ExecBatch, ExecResult[]>
+  readonly workers: number
+  private readonly maxQueue: number
+  private readonly maxBatch: number
+  private readonly timeoutMs: number
+  private queue: Pending[] = []
+  private queueHead = 0
+  private readonly runningTasks = new Set<Running>()
+  private watchdog: NodeJS.Timeout | undefined
+  private scheduled = false
+  private closed = false
+  private piscinaTasks = 0
+  private calls = 0
+  private timeouts = 0
+  observer: ExecPoolObserver | undefined
+
+  constructor(init: ExecPoolInit, opts: ExecPoolOptions = {}) {
+    this.workers = opts.workers !== undefined && opts.workers > 0 ? opts.workers : defaultCallWorkers()
+    this.maxQueue = opts.maxQueue ?? 4096
+    this.maxBatch = opts.maxBatch ?? 64
+    this.timeoutMs = init.limits.timeoutMs
     this.piscina = new Piscina({
       filename: new URL('./worker.js', import.meta.url).href,
-      minThreads: threads,
-      maxThreads: threads,
-      maxQueue,
+      minThreads: this.workers,
+      maxThreads: this.workers,
       idleTimeout: 60_000,
       workerData: init,
     })
   }
 
-  async run(task: ExecTask): Promise<ExecResult> {
-    const [result] = await this.runBatch([task])
-    return result
+  get stats(): ExecPoolStats {
+    return {
+      workers: this.workers,
+      queued: this.queue.length - this.queueHead,
+      running: this.runningTasks.size,
+      piscinaTasks: this.piscinaTasks,
+      calls: this.calls,
+      timeouts: this.timeouts,
+    }
   }
 
-  async runBatch(tasks: ExecTask[]): Promise<ExecResult[]> {
-    try {
-      return await this.piscina.run(tasks)
-    } catch (err) {
-      if ((err as Error).message?.includes('Task queue is at limit')) throw limitExceeded('call pool queue is full, retry later')
-      throw err
+  run(task: ExecTask): Promise<ExecResult> {
+    if (this.closed) return Promise.reject(serverError('call pool is closed'))
+    if (this.queue.length - this.queueHead >= this.maxQueue) {
+      this.observer?.onQueueFull()
+      return Promise.reject(limitExceeded('call pool queue is full, retry later'))
+    }
+    return new Promise<ExecResult>((resolve, reject) => {
+      this.queue.push({ task, resolve, reject, queuedAt: performance.now() })
+      this.schedule()
+    })
+  }
+
+  /** Several calls in one go (they still share piscina tasks with whatever else is waiting). */
+  runBatch(tasks: ExecTask[]): Promise<ExecResult[]> {
+    return Promise.all(tasks.map((t) => this.run(t)))
+  }
+
+  /** Dispatch on the next turn: calls that arrive during this one ride in the same piscina task. */
+  private schedule(): void {
+    if (this.scheduled) return
+    this.scheduled = true
+    setImmediate(() => {
+      this.scheduled = false
+      this.pump()
+    })
+  }
+
+  private pump(): void {
+    while (this.runningTasks.size < this.workers && this.queueHead < this.queue.length) {
+      const waiting = this.queue.length - this.queueHead
+      const free = this.workers - this.runningTasks.size
+      const size = Math.min(this.maxBatch, Math.ceil(waiting / free))
+      const items = this.queue.slice(this.queueHead, this.queueHead + size)
+      this.queueHead += items.length
+      if (this.queueHead === this.queue.length) {
+        this.queue = []
+        this.queueHead = 0
+      } else if (this.queueHead > 1024) {
+        this.queue = this.queue.slice(this.queueHead)
+        this.queueHead = 0
+      }
+      this.dispatch(items)
+    }
+  }
+
+  private dispatch(items: Pending[]): void {
+    const running: Running = { items, progress: new CallProgress(), abort: new AbortController(), runaway: -1 }
+    this.runningTasks.add(running)
+    this.piscinaTasks++
+    this.calls += items.length
+    const startedAt = performance.now()
+    const observer = this.observer
+    if (observer !== undefined) for (const item of items) observer.onCallStarted(startedAt - item.queuedAt)
+    this.armWatchdog()
+    this.piscina
+      .run({ tasks: items.map((i) => i.task), progress: running.progress.buffer }, { signal: running.abort.signal })
+      .then(
+        (results) => {
+          for (let i = 0; i < items.length; i++) items[i].resolve(results[i])
+        },
+        (err: unknown) => {
+          if (running.runaway < 0 || this.closed) {
+            for (const item of items) item.reject(err)
+            return
+          }
+          this.timeouts++
+          items[running.runaway].reject(executionTimedOut(this.timeoutMs))
+          // the others' results died with the worker: run them again (ahead of newer calls)
+          const others = items.filter((_, i) => i !== running.runaway)
+          if (others.length > 0) this.queue.splice(this.queueHead, 0, ...others)
+        },
+      )
+      .finally(() => {
+        observer?.onTaskFinished(items.length, performance.now() - startedAt)
+        this.runningTasks.delete(running)
+        this.pump()
+      })
+  }
+
+  private armWatchdog(): void {
+    if (this.watchdog !== undefined) return
+    const every = Math.max(5, Math.min(100, Math.floor(this.timeoutMs / 10)))
+    this.watchdog = setInterval(() => this.checkTimeouts(), every)
+    this.watchdog.unref()
+  }
+
+  private checkTimeouts(): void {
+    if (this.runningTasks.size === 0) {
+      clearInterval(this.watchdog)
+      this.watchdog = undefined
+      return
+    }
+    const now = Date.now()
+    for (const running of this.runningTasks) {
+      if (running.runaway >= 0) continue
+      const index = running.progress.current
+      if (index < 0 || now - running.progress.currentSince < this.timeoutMs) continue
+      running.runaway = index
+      running.abort.abort()
     }
   }
 
   async close(): Promise<void> {
+    this.closed = true
+    if (this.watchdog !== undefined) clearInterval(this.watchdog)
+    for (let i = this.queueHead; i < this.queue.length; i++) this.queue[i].reject(serverError('call pool is closed'))
+    this.queue = []
+    this.queueHead = 0
     await this.piscina.close({ force: true })
   }
 }

@@ -1,6 +1,7 @@
-// Read-only state managers at given state roots, over a trie DB that refuses writes. Trie nodes are
-// content-addressed, so one node cache serves every root; a few state managers stay open for the
-// roots in use (the head, and whatever historical blocks are being asked about).
+// Read-only state managers at given state roots, over a trie DB that refuses writes. Trie nodes,
+// storage slots (by storage root) and code (by hash) are content-addressed, so one cache of each
+// serves every root; a few state managers stay open for the roots in use (the head, and whatever
+// historical blocks are being asked about), each with its own revert-proof account cache.
 
 import type { Common } from '@ethereumjs/common'
 import { createMPT } from '@ethereumjs/mpt'
@@ -8,24 +9,42 @@ import { Caches, CacheType } from '@ethereumjs/statemanager'
 import { bytesToHex, ValueEncoding } from '@ethereumjs/util'
 import type { ChainLevel } from '../chain/store/level.js'
 import { NodeCache, ReadOnlyTrieDB } from '../chain/store/state-db.js'
-import { ReadOnlyStateManager } from '../evm/state-manager.js'
 import { serverError } from '../rpc/errors.js'
+import { BoundedMap, sharedReadCaches } from './read-cache.js'
+import type { SharedReadCaches } from './read-cache.js'
+import { ReadCachedStateManager } from './read-cached-sm.js'
+
+export interface StateReaderOptions {
+  /** trie nodes kept in memory, shared by every root */
+  nodeCacheSize?: number
+  /** state managers kept open (one per root) */
+  maxOpenRoots?: number
+  /** accounts remembered per root */
+  accountsPerRoot?: number
+  /** storage slots remembered, shared by every root */
+  slots?: number
+}
 
 export class StateReader {
-  private readonly byRoot = new Map<string, Promise<ReadOnlyStateManager>>()
+  private readonly byRoot = new Map<string, Promise<ReadCachedStateManager>>()
   readonly trieDb: ReadOnlyTrieDB
+  readonly shared: SharedReadCaches
+  private readonly maxOpenRoots: number
+  private readonly accountsPerRoot: number
 
   constructor(
     private readonly common: Common,
     level: ChainLevel,
-    nodeCacheSize = 100_000,
-    private readonly maxOpenRoots = 8,
+    opts: StateReaderOptions = {},
   ) {
-    this.trieDb = new ReadOnlyTrieDB(level, new NodeCache(nodeCacheSize))
+    this.trieDb = new ReadOnlyTrieDB(level, new NodeCache(opts.nodeCacheSize ?? 100_000))
+    this.shared = sharedReadCaches(opts.slots ?? 200_000)
+    this.maxOpenRoots = opts.maxOpenRoots ?? 8
+    this.accountsPerRoot = opts.accountsPerRoot ?? 50_000
   }
 
   /** A state manager positioned at `root`; never write through it. */
-  at(root: Uint8Array): Promise<ReadOnlyStateManager> {
+  at(root: Uint8Array): Promise<ReadCachedStateManager> {
     const key = bytesToHex(root)
     let sm = this.byRoot.get(key)
     if (sm !== undefined) {
@@ -40,19 +59,24 @@ export class StateReader {
     return sm
   }
 
-  private async open(root: Uint8Array): Promise<ReadOnlyStateManager> {
+  private async open(root: Uint8Array): Promise<ReadCachedStateManager> {
     const trie = await createMPT({ db: this.trieDb, useKeyHashing: true, common: this.common, valueEncoding: ValueEncoding.Bytes })
     if (!(await trie.checkRoot(root))) throw serverError(`missing trie node ${bytesToHex(root)} (path )`)
     trie.root(root)
-    return new ReadOnlyStateManager({
-      trie,
-      common: this.common,
-      prefixStorageTrieKeys: true,
-      caches: new Caches({
-        account: { type: CacheType.LRU, size: 20_000 },
-        storage: { type: CacheType.LRU, size: 20_000 },
-        code: { type: CacheType.LRU, size: 2_000 },
-      }),
-    })
+    return new ReadCachedStateManager(
+      {
+        trie,
+        common: this.common,
+        prefixStorageTrieKeys: true,
+        // only what a call writes lands here (reads go to the read caches), so they stay small
+        caches: new Caches({
+          account: { type: CacheType.ORDERED_MAP, size: 1_000 },
+          storage: { type: CacheType.ORDERED_MAP, size: 1_000 },
+          code: { type: CacheType.ORDERED_MAP, size: 1_000 },
+        }),
+      },
+      new BoundedMap(this.accountsPerRoot),
+      this.shared,
+    )
   }
 }

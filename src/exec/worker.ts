@@ -2,29 +2,72 @@
 // handle; the trie adapter refuses writes) and runs tasks with an ExecEngine.
 
 import { join } from 'node:path'
+import { createBlockHeaderFromRLP } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { workerData } from 'piscina'
 import { createChainCommon } from '../evm/common.js'
 import { loadFastCrypto } from '../evm/crypto.js'
 import { openChainLevel } from '../chain/store/level.js'
+import type { ChainLevel } from '../chain/store/level.js'
+import { decodeHead, Keys } from '../chain/store/schema.js'
 import { ExecEngine } from './engine.js'
-import type { ExecResult, ExecTask } from './types.js'
-import type { ExecPoolInit } from './pool.js'
-
-let engine: Promise<ExecEngine> | undefined
+import type { ExecBlock, ExecResult } from './types.js'
+import type { ExecBatch, ExecPoolInit } from './pool.js'
+import { CallProgress } from './progress.js'
 
 async function createEngine(): Promise<ExecEngine> {
   const init = workerData as ExecPoolInit
   const crypto = await loadFastCrypto()
   const common = createChainCommon(init.genesis, crypto.customCrypto)
   const level = await openChainLevel(join(init.dataDir, 'chain'), { createIfMissing: false, cacheSize: 16 << 20 })
-  return new ExecEngine(common, level, init.limits)
+  const engine = new ExecEngine(common, level, init.limits)
+  await warmUp(engine, common, level)
+  return engine
 }
 
-/** One task is a batch of calls: a JSON-RPC batch of eth_calls costs one round trip to the pool. */
-export default async function run(tasks: ExecTask[]): Promise<ExecResult[]> {
-  engine ??= createEngine()
-  const e = await engine
+/**
+ * One small call at the head before the worker reports ready: a fresh worker's first call would
+ * otherwise pay for JIT warm-up (~0.3 s), and a replaced worker must not time out its first call.
+ */
+async function warmUp(engine: ExecEngine, common: Common, level: ChainLevel): Promise<void> {
+  const head = await level.get(Keys.meta('head'))
+  if (head === undefined) return
+  const headerRlp = await level.get(Keys.header(decodeHead(head).number))
+  if (headerRlp === undefined) return
+  const h = createBlockHeaderFromRLP(headerRlp, { common, setHardfork: true })
+  const block: ExecBlock = {
+    number: h.number,
+    hash: bytesToHex(h.hash()),
+    parentHash: bytesToHex(h.parentHash),
+    timestamp: h.timestamp,
+    baseFeePerGas: h.baseFeePerGas ?? 0n,
+    gasLimit: h.gasLimit,
+    coinbase: bytesToHex(h.coinbase.bytes),
+    prevRandao: bytesToHex(h.mixHash),
+    stateRoot: bytesToHex(h.stateRoot),
+  }
+  const looper = '0x000000000000000000000000000000000000beef'
+  // a loop (SSTORE, SLOAD, KECCAK, JUMP) that runs out of gas: touches the interpreter, state and journal paths
+  const code = hexToBytes('0x5b600160005401600055602060002050600056')
+  await engine.run({ kind: 'call', block, args: { to: looper, gas: 300_000n }, stateOverrides: { [looper]: { code } } })
+}
+
+// Top-level await: piscina reports a worker ready only once its module has loaded, so opening the
+// database and loading the crypto never counts against the first call's time limit.
+const engine = await createEngine()
+
+/**
+ * One piscina task is a batch of calls: a JSON-RPC batch of eth_calls costs one round trip to the pool.
+ * Before each call the worker marks in `progress` which call is running and since when, so the pool's
+ * watchdog can time each call from its own start and knows which one ran away.
+ */
+export default async function run(batch: ExecBatch): Promise<ExecResult[]> {
+  const progress = new CallProgress(batch.progress)
   const results: ExecResult[] = []
-  for (const task of tasks) results.push(await e.run(task))
+  for (let i = 0; i < batch.tasks.length; i++) {
+    progress.start(i)
+    results.push(await engine.run(batch.tasks[i]))
+  }
   return results
 }

@@ -7,12 +7,30 @@ import { RawJson } from './context.js'
 import type { Dispatcher } from './dispatch.js'
 import { ErrorCode, RpcError, invalidParams, methodNotFound } from './errors.js'
 import type { TransportLimits } from './limits.js'
+import { paramsShapeProblem } from './params-shape.js'
+import type { ParamsShapeLimits } from './params-shape.js'
+import { INVALID_CALL_COST } from './ratelimit.js'
+import type { RateLimiter, RateLimitSubject } from './ratelimit.js'
 
 export interface EnvelopeHooks {
   /** A handler threw something that is not an RpcError (a bug). Default: print it to stderr. */
   onInternalError?(err: unknown, method: string): void
   /** After every executed call (notifications included); code 0 = success. For metrics. */
   onCall?(method: string, ctx: RequestContext, code: number, durationMs: number): void
+  /** A message or batch item refused before any method ran (parse error, invalid request, bad params shape). For metrics. */
+  onRejected?(ctx: RequestContext, code: number): void
+  /** A batch of `size` items passed the batch checks. For metrics. */
+  onBatch?(ctx: RequestContext, size: number): void
+  /** Charges each request to its client (ctx.clientIp / ctx.apiKey); over the limit answers -32005. */
+  rateLimiter?: RateLimiter
+}
+
+/**
+ * A context with this property (the HTTP exchange's) learns how long a rate-limited client must wait,
+ * for the 429 status and Retry-After header.
+ */
+export interface RateLimitedContext extends RequestContext {
+  retryAfterSeconds: number
 }
 
 /** A response item, or null for a notification (nothing to answer). */
@@ -34,6 +52,10 @@ export class Envelope {
   private readonly batchResponseMaxSize: number
   private readonly onInternalError: (err: unknown, method: string) => void
   private readonly onCall: EnvelopeHooks['onCall']
+  private readonly onRejected: EnvelopeHooks['onRejected']
+  private readonly onBatch: EnvelopeHooks['onBatch']
+  private readonly rateLimiter: RateLimiter | undefined
+  private readonly shapeLimits: ParamsShapeLimits
 
   constructor(
     private readonly dispatcher: Dispatcher,
@@ -44,6 +66,10 @@ export class Envelope {
     this.batchResponseMaxSize = limits.batchResponseMaxSize
     this.onInternalError = hooks.onInternalError ?? defaultOnInternalError
     this.onCall = hooks.onCall
+    this.onRejected = hooks.onRejected
+    this.onBatch = hooks.onBatch
+    this.rateLimiter = hooks.rateLimiter?.active ? hooks.rateLimiter : undefined
+    this.shapeLimits = limits
   }
 
   /** The serialised answer to `body`, or null when there is nothing to send (notifications only). */
@@ -52,19 +78,65 @@ export class Envelope {
     try {
       message = JSON.parse(body)
     } catch {
+      if (this.rateLimiter !== undefined) {
+        const refused = this.overLimit(undefined, body, ctx)
+        if (refused != null) return refused
+      }
+      this.onRejected?.(ctx, ErrorCode.ParseError)
       return PARSE_ERROR
+    }
+    if (this.rateLimiter !== undefined) {
+      const refused = this.overLimit(message, body, ctx)
+      if (refused !== undefined) return refused
     }
     if (Array.isArray(message)) return this.handleBatch(message, body, ctx)
     return this.handleOne(message, body, -1, ctx)
   }
 
+  /**
+   * Charges the request's cost (a batch: the sum of its calls) to its client. Undefined when admitted;
+   * otherwise the answer: -32005 "limit exceeded" for the request, or for each call of a batch (as geth
+   * answers every call of a refused batch), null when only notifications were refused.
+   */
+  private overLimit(message: unknown, body: string, ctx: RequestContext): string | null | undefined {
+    const limiter = this.rateLimiter!
+    let cost = INVALID_CALL_COST
+    if (Array.isArray(message)) {
+      if (message.length > 0 && (this.batchRequestLimit === 0 || message.length <= this.batchRequestLimit)) {
+        cost = 0
+        for (const item of message) cost += costOfItem(limiter, item)
+      }
+    } else {
+      cost = costOfItem(limiter, message)
+    }
+    const retryAfter = limiter.take(ctx as RequestContext & RateLimitSubject, cost)
+    if (retryAfter === 0) return undefined
+    if ('retryAfterSeconds' in ctx) (ctx as RateLimitedContext).retryAfterSeconds = retryAfter
+    const data = { retryAfter }
+    if (!Array.isArray(message) || message.length === 0) {
+      if (isNotificationItem(message)) return null
+      return errorJson(idJsonOf(message, body, -1), ErrorCode.LimitExceeded, 'limit exceeded', data)
+    }
+    let out = '['
+    for (let i = 0; i < message.length; i++) {
+      if (isNotificationItem(message[i])) continue
+      out += (out.length === 1 ? '' : ',') + errorJson(idJsonOf(message[i], body, i), ErrorCode.LimitExceeded, 'limit exceeded', data)
+    }
+    return out.length === 1 ? null : out + ']'
+  }
+
   private async handleBatch(items: unknown[], body: string, ctx: RequestContext): Promise<string | null> {
     const count = items.length
-    if (count === 0) return EMPTY_BATCH
+    if (count === 0) {
+      this.onRejected?.(ctx, ErrorCode.InvalidRequest)
+      return EMPTY_BATCH
+    }
     if (this.batchRequestLimit > 0 && count > this.batchRequestLimit) {
+      this.onRejected?.(ctx, ErrorCode.InvalidRequest)
       // geth answers an array holding one error, attached to the first call's id.
       return '[' + errorJson(firstCallIdJson(items, body), ErrorCode.InvalidRequest, 'batch too large') + ']'
     }
+    this.onBatch?.(ctx, count)
     const pending = new Array<PendingAnswer>(count)
     let anyAsync = false
     for (let i = 0; i < count; i++) {
@@ -102,19 +174,19 @@ export class Envelope {
   /** Validates and runs one request object. `index` is its batch position, -1 when not in a batch. */
   private handleOne(item: unknown, body: string, index: number, ctx: RequestContext): PendingAnswer {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-      return errorJson(NULL_ID, ErrorCode.InvalidRequest, 'invalid request')
+      return this.invalidRequest(ctx, NULL_ID)
     }
     const request = item as Record<string, unknown>
     const id = request.id
     const isNotification = id === undefined
     let idJson = NULL_ID
     if (!isNotification) {
-      if (!isValidId(id)) return errorJson(NULL_ID, ErrorCode.InvalidRequest, 'invalid request')
+      if (!isValidId(id)) return this.invalidRequest(ctx, NULL_ID)
       idJson = idToJson(id, body, index)
     }
     const method = request.method
     if (request.jsonrpc !== '2.0' || typeof method !== 'string' || method === '') {
-      return errorJson(idJson, ErrorCode.InvalidRequest, 'invalid request')
+      return this.invalidRequest(ctx, idJson)
     }
     const rawParams = request.params
     let params: readonly unknown[]
@@ -125,11 +197,24 @@ export class Envelope {
     } else if (typeof rawParams === 'object') {
       // geth only supports positional arguments; an unknown method still reports "does not exist" first.
       const err = this.dispatcher.has(method) ? invalidParams('non-array args') : methodNotFound(method)
+      this.onRejected?.(ctx, err.code)
       return isNotification ? null : errorJson(idJson, err.code, err.message)
     } else {
-      return errorJson(idJson, ErrorCode.InvalidRequest, 'invalid request')
+      return this.invalidRequest(ctx, idJson)
+    }
+    if (params.length > 0) {
+      const problem = paramsShapeProblem(params, this.shapeLimits)
+      if (problem !== undefined) {
+        this.onRejected?.(ctx, ErrorCode.InvalidParams)
+        return isNotification ? null : errorJson(idJson, ErrorCode.InvalidParams, problem)
+      }
     }
     return this.execute(method, params, ctx, isNotification ? null : idJson)
+  }
+
+  private invalidRequest(ctx: RequestContext, idJson: string): string {
+    this.onRejected?.(ctx, ErrorCode.InvalidRequest)
+    return errorJson(idJson, ErrorCode.InvalidRequest, 'invalid request')
   }
 
   /** Runs a call; idJson null = notification (executed, not answered). */
@@ -193,6 +278,17 @@ export class Envelope {
     return answer
   }
 }
+
+const costOfItem = (limiter: RateLimiter, item: unknown): number => {
+  if (typeof item !== 'object' || item === null) return INVALID_CALL_COST
+  const method = (item as Record<string, unknown>).method
+  return typeof method === 'string' ? limiter.costOf(method) : INVALID_CALL_COST
+}
+
+/** A well-formed request without an id: nothing is ever answered to it. */
+const isNotificationItem = (item: unknown): boolean =>
+  typeof item === 'object' && item !== null && !Array.isArray(item) && (item as Record<string, unknown>).id === undefined &&
+  typeof (item as Record<string, unknown>).method === 'string'
 
 const isValidId = (id: unknown): id is string | number | null =>
   id === null || typeof id === 'string' || typeof id === 'number'

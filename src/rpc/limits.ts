@@ -1,7 +1,9 @@
 // Transport limits and their defaults. Defaults are geth's (node/defaults.go, rpc/websocket.go) so that
 // clients tuned against geth behave the same here. 0 disables a batch limit, as in geth.
 
-export interface TransportLimits {
+import type { ParamsShapeLimits } from './params-shape.js'
+
+export interface TransportLimits extends ParamsShapeLimits {
   /** Largest accepted HTTP request body in bytes; larger bodies get HTTP 413. */
   httpBodyLimit: number
   /** Most calls in one batch; more gets one -32600 "batch too large" error. 0 = unlimited. */
@@ -26,4 +28,10 @@ export const defaultTransportLimits: Readonly<TransportLimits> = Object.freeze({
   // Above the largest answer (a full 25 MB batch) so that one answer never trips it; geth instead closes a
   // socket whose write blocks for 10 s. Dropping single messages would leave requests unanswered.
   wsSendBufferLimit: 64 * 1024 * 1024,
+  // Far above any real call (geth caps topic alternatives at 1000, the deepest real params are state
+  // overrides at 4 levels), low enough that no handler recurses or loops on a hostile shape.
+  paramsMaxDepth: 64,
+  paramsMaxItems: 10_000,
+  // 16 Mi hex characters = 8 MiB of calldata; only WS messages (32 MiB) can carry more.
+  paramsMaxStringLength: 16 * 1024 * 1024,
 })

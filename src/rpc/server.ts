@@ -2,25 +2,50 @@
 // rpc/http.go (413, 415, 405, empty GET = liveness, permissive CORS); WS follows rpc/websocket.go.
 // uWS aborts the process on an exception thrown inside its callbacks, so every callback catches.
 
+import type { CidrSet } from './cidr.js'
 import type { RequestContext } from './context.js'
-import type { Envelope } from './envelope.js'
+import { CorsPolicy } from './cors.js'
+import { InFlight } from './drain.js'
+import type { Envelope, RateLimitedContext } from './envelope.js'
+import type { Health, HealthAnswer } from './health.js'
 import type { TransportLimits } from './limits.js'
 import type { ClosableApp, HttpRequest, HttpResponse, WebSocket, us_listen_socket, us_socket_context_t } from './uws.js'
 import { uws } from './uws.js'
+import { ConnectionQuota } from './ws-quota.js'
+import { apiKeyOf } from './ratelimit.js'
 
 /** One WebSocket connection, from open to close. Also the RequestContext of every call made on it. */
 export interface WsSession {
   readonly id: number
   readonly clientIp: string
   readonly closed: boolean
-  /** Sends a text frame; false when the socket is closed or the frame could not be queued. */
+  /**
+   * Sends a text frame; false when the socket is closed or the frame could not be queued. A client whose
+   * unsent data already passes the send buffer limit is closed as a slow consumer instead (1008).
+   */
   send(text: string): boolean
+  /** Closes the connection as a slow consumer (close code 1008, counted). */
+  closeTooSlow(): void
 }
 
 /** What a method handler receives when the call came over WebSocket (e.g. eth_subscribe). */
 export interface WsRequestContext extends RequestContext {
   transport: 'ws'
   session: WsSession
+  /**
+   * Runs `task` once the answer to the message carrying this call has been queued on the socket (or was
+   * not sent at all), so that nothing a call starts can reach the client before the call's answer does.
+   */
+  afterAnswer(task: () => void): void
+}
+
+/** Counters of the WebSocket transport, for metrics and tests. */
+export interface WsTransportStats {
+  open: number
+  /** Connections closed because their unsent data passed the send buffer limit. */
+  closedTooSlow: number
+  /** Upgrades refused because the client address already had its connection quota. */
+  refusedPerIp: number
 }
 
 export const isWsContext = (ctx: RequestContext): ctx is WsRequestContext =>
@@ -32,15 +57,33 @@ export interface RpcServerOptions {
   limits: TransportLimits
   onWsOpen?(session: WsSession): void
   onWsClose?(session: WsSession): void
+  /** Open WebSocket connections allowed per client address; more are refused with HTTP 429. 0 = no limit. */
+  wsMaxConnectionsPerIp?: number
+  /** A WebSocket that neither sends nor answers pings for this long is closed (default 120). */
+  wsIdleTimeoutSeconds?: number
   /**
    * Maps the socket's peer address to the client address (e.g. from X-Forwarded-For behind a trusted
    * proxy). Runs synchronously in the request handler; `header` takes a lower-case name. Default: the peer.
    */
   resolveClientIp?(peerIp: string, header: (lowerCaseName: string) => string): string
+  /**
+   * Peers (L4 load balancers) whose PROXY protocol v2 header gives the client address. The uWS binary
+   * parses a v2 header from any peer; it is believed only from these. Undefined = never believed.
+   */
+  proxyProtocolFrom?: CidrSet
+  /** Serve HTTPS and WSS with this PEM certificate and key. */
+  tls?: { certFile: string; keyFile: string }
+  /** Comma-separated allowed browser origins, or * (default). */
+  corsOrigins?: string
+  /** Answers GET /health and GET /ready; without it both are 404. */
+  health?: Health
+  /** HTTP requests in progress per client address; more get 429 (0 = no limit). */
+  maxConcurrentRequestsPerIp?: number
 }
 
 const ACCEPTED_CONTENT_TYPES = new Set(['application/json', 'application/json-rpc', 'application/jsonrequest'])
 const CONTENT_TYPE_ERROR = 'invalid content type, only application/json is supported\n'
+const TOO_MANY_CONCURRENT = '{"jsonrpc":"2.0","id":null,"error":{"code":-32005,"message":"too many concurrent requests from this address"}}'
 const decoder = new TextDecoder()
 
 const textOf = (buffer: ArrayBuffer): string => decoder.decode(buffer)
@@ -53,9 +96,12 @@ interface SocketData {
   session: WsConnection
 }
 
-class WsConnection implements WsSession, WsRequestContext {
-  readonly transport = 'ws' as const
+const TOO_SLOW_CODE = 1008
+const TOO_SLOW_REASON = 'too slow: unsent data passed the send buffer limit'
+
+class WsConnection implements WsSession {
   closed = false
+  apiKey: string | undefined = undefined
   socket: WebSocket<SocketData> | null = null
   private outgoing = ''
   private sendStatus = 0
@@ -66,14 +112,29 @@ class WsConnection implements WsSession, WsRequestContext {
   constructor(
     readonly id: number,
     readonly clientIp: string,
+    private readonly sendBufferLimit: number,
+    private readonly onTooSlow: () => void,
   ) {}
 
-  get session(): WsSession {
-    return this
+  closeTooSlow(): void {
+    const socket = this.socket
+    if (this.closed || socket === null) return
+    this.closed = true
+    this.onTooSlow()
+    try {
+      socket.end(TOO_SLOW_CODE, TOO_SLOW_REASON)
+    } catch {
+      // already closing
+    }
   }
 
   send(text: string): boolean {
     if (this.closed || this.socket === null) return false
+    // Checked before queueing, so a client that does not read holds at most the limit plus one message.
+    if (this.socket.getBufferedAmount() > this.sendBufferLimit) {
+      this.closeTooSlow()
+      return false
+    }
     this.outgoing = text
     try {
       this.socket.cork(this.corkedSend)
@@ -82,8 +143,38 @@ class WsConnection implements WsSession, WsRequestContext {
     } finally {
       this.outgoing = ''
     }
-    // 2 = dropped over the backpressure limit (closeOnBackpressureLimit then closes the socket).
     return this.sendStatus !== 2
+  }
+}
+
+/** The context of one WS message: calls in it can defer work until its answer is on the socket. */
+class WsMessageContext implements WsRequestContext {
+  readonly transport = 'ws' as const
+  readonly clientIp: string
+  readonly apiKey: string | undefined
+  private deferred: Array<() => void> | null = null
+
+  constructor(readonly session: WsConnection) {
+    this.clientIp = session.clientIp
+    this.apiKey = session.apiKey
+  }
+
+  afterAnswer(task: () => void): void {
+    ;(this.deferred ??= []).push(task)
+  }
+
+  /** Runs the deferred tasks; called once, after the answer was queued (or when there is none). */
+  answered(): void {
+    const tasks = this.deferred
+    if (tasks === null) return
+    this.deferred = null
+    for (const task of tasks) {
+      try {
+        task()
+      } catch (err) {
+        logTransportError(err)
+      }
+    }
   }
 }
 
@@ -94,15 +185,39 @@ class HttpExchange {
   private chunks: Buffer[] | null = null
   private size = 0
 
+  private finished = false
+
   constructor(
     private readonly envelope: Envelope,
     private readonly res: HttpResponse,
-    private readonly ctx: RequestContext,
+    private readonly ctx: RateLimitedContext,
     private readonly bodyLimit: number,
+    private readonly server: RpcServer,
+    private readonly origin: string,
   ) {}
 
   readonly onAborted = (): void => {
     this.aborted = true
+    this.finish()
+  }
+
+  /** Once per exchange: it no longer counts as in progress. */
+  private finish(): void {
+    if (this.finished) return
+    this.finished = true
+    this.server.exchangeFinished(this.ctx.clientIp)
+  }
+
+  private write(status: string, type: string, body: string, close: boolean): void {
+    corkOrigin = this.server.cors.allowOrigin(this.origin)
+    corkVary = this.server.cors.variesByOrigin
+    try {
+      writeCorked(this.res, status, type, body, close || this.server.draining)
+    } finally {
+      corkOrigin = '*'
+      corkVary = false
+      this.finish()
+    }
   }
 
   readonly onData = (chunk: ArrayBuffer, isLast: boolean): void => {
@@ -112,7 +227,7 @@ class HttpExchange {
       if (this.size > this.bodyLimit) {
         this.done = true
         this.chunks = null
-        writeCorked(this.res, '413 Request Entity Too Large', 'text/plain', 'request body too large\n', true)
+        this.write('413 Request Entity Too Large', 'text/plain', 'request body too large\n', true)
         return
       }
       if (!isLast) {
@@ -145,9 +260,20 @@ class HttpExchange {
     }
     if (this.aborted) return
     try {
-      writeCorked(this.res, '200 OK', 'application/json', answer ?? '', false)
+      const retryAfter = this.ctx.retryAfterSeconds
+      if (retryAfter > 0) {
+        corkRetryAfter = String(retryAfter)
+        try {
+          this.write('429 Too Many Requests', 'application/json', answer ?? '', false)
+        } finally {
+          corkRetryAfter = ''
+        }
+      } else {
+        this.write('200 OK', 'application/json', answer ?? '', false)
+      }
     } catch (err) {
       logTransportError(err)
+      this.finish()
     }
   }
 
@@ -156,9 +282,10 @@ class HttpExchange {
     this.done = true
     if (this.aborted) return
     try {
-      writeCorked(this.res, '500 Internal Server Error', 'text/plain', 'internal server error\n', true)
+      this.write('500 Internal Server Error', 'text/plain', 'internal server error\n', true)
     } catch {
       // the connection is gone; nothing left to do
+      this.finish()
     }
   }
 }
@@ -170,13 +297,16 @@ let corkStatus = ''
 let corkType = ''
 let corkBody = ''
 let corkClose = false
+let corkOrigin = '*'
+let corkVary = false
+let corkRetryAfter = ''
 
 const writeCorkedNow = (): void => {
-  corkRes!
-    .writeStatus(corkStatus)
-    .writeHeader('Content-Type', corkType)
-    .writeHeader('Access-Control-Allow-Origin', '*')
-    .end(corkBody, corkClose)
+  const res = corkRes!.writeStatus(corkStatus).writeHeader('Content-Type', corkType)
+  if (corkOrigin !== '') res.writeHeader('Access-Control-Allow-Origin', corkOrigin)
+  if (corkVary) res.writeHeader('Vary', 'Origin')
+  if (corkRetryAfter !== '') res.writeHeader('Retry-After', corkRetryAfter)
+  res.end(corkBody, corkClose)
 }
 
 const writeCorked = (res: HttpResponse, status: string, type: string, body: string, close: boolean): void => {
@@ -202,18 +332,36 @@ export class RpcServer {
   private readonly app: ClosableApp
   private readonly options: RpcServerOptions
   private readonly sessions = new Set<WsConnection>()
+  private readonly quota: ConnectionQuota
+  private closedTooSlow = 0
+  private refusedPerIp = 0
+  private readonly countTooSlow = (): void => {
+    this.closedTooSlow++
+  }
   private listenSocket: us_listen_socket | null = null
   private nextSessionId = 1
+  /** Requests being answered (HTTP exchanges and WS messages): a graceful shutdown waits for them. */
+  readonly inFlight = new InFlight()
+  readonly cors: CorsPolicy
+  private readonly httpQuota: ConnectionQuota
+  private drainingNow = false
 
   constructor(envelope: Envelope, options: RpcServerOptions) {
     this.envelope = envelope
     this.options = options
-    this.app = uws.App() as ClosableApp
+    this.quota = new ConnectionQuota(options.wsMaxConnectionsPerIp ?? 0)
+    this.httpQuota = new ConnectionQuota(options.maxConcurrentRequestsPerIp ?? 0)
+    this.cors = CorsPolicy.parse(options.corsOrigins)
+    const tls = options.tls
+    this.app = (tls === undefined ? uws.App() : uws.SSLApp({ cert_file_name: tls.certFile, key_file_name: tls.keyFile })) as ClosableApp
     this.app.ws<SocketData>('/*', {
-      maxPayloadLength: options.limits.wsMessageLimit,
-      maxBackpressure: options.limits.wsSendBufferLimit,
-      closeOnBackpressureLimit: 1,
-      idleTimeout: 120,
+      // uWS drops a larger frame without a close frame; up to twice the limit, onWsMessage closes with 1009.
+      maxPayloadLength: options.limits.wsMessageLimit * 2,
+      // 0 = uWS never drops a frame: WsConnection.send enforces wsSendBufferLimit itself and closes the
+      // socket with a reason, where uWS would silently skip frames (a gap in a subscription).
+      maxBackpressure: 0,
+      closeOnBackpressureLimit: 0,
+      idleTimeout: uwsIdleTimeout(options.wsIdleTimeoutSeconds ?? 120),
       sendPingsAutomatically: true,
       upgrade: this.onUpgrade,
       open: this.onWsOpen,
@@ -238,6 +386,35 @@ export class RpcServer {
     })
   }
 
+  /** True from the start of a graceful shutdown: HTTP answers then carry Connection: close. */
+  get draining(): boolean {
+    return this.drainingNow
+  }
+
+  /**
+   * Graceful shutdown, first half: stop accepting connections, then give requests in progress and open
+   * WebSockets up to `graceMs` to finish (WebSockets get the whole grace only when any are open).
+   * close() then ends what is left.
+   */
+  async drain(graceMs: number): Promise<void> {
+    this.drainingNow = true
+    if (this.listenSocket !== null) {
+      uws.us_listen_socket_close(this.listenSocket)
+      this.listenSocket = null
+    }
+    const deadline = Date.now() + graceMs
+    await this.inFlight.idle(graceMs)
+    while (this.sessions.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    // A WS message that arrived during the wait may still be answering.
+    await this.inFlight.idle(Math.max(0, deadline - Date.now()))
+  }
+
+  /** @internal An HTTP exchange was answered or aborted. */
+  exchangeFinished(clientIp: string): void {
+    this.httpQuota.release(clientIp)
+    this.inFlight.end()
+  }
+
   /** Stops accepting, closes WebSockets with 1001 (going away), then drops every remaining connection. */
   async close(): Promise<void> {
     if (this.listenSocket !== null) {
@@ -258,8 +435,17 @@ export class RpcServer {
     return this.sessions.size
   }
 
+  wsStats(): WsTransportStats {
+    return { open: this.sessions.size, closedTooSlow: this.closedTooSlow, refusedPerIp: this.refusedPerIp }
+  }
+
   private clientIpOf(res: HttpResponse, req: HttpRequest): string {
-    const peer = textOf(res.getRemoteAddressAsText())
+    let peer = textOf(res.getRemoteAddressAsText())
+    const l4Proxies = this.options.proxyProtocolFrom
+    if (l4Proxies !== undefined && l4Proxies.has(peer)) {
+      const proxied = textOf(res.getProxiedRemoteAddressAsText())
+      if (proxied !== '') peer = proxied
+    }
     const resolve = this.options.resolveClientIp
     return resolve === undefined ? peer : resolve(peer, (name) => req.getHeader(name))
   }
@@ -271,6 +457,7 @@ export class RpcServer {
           this.onPost(res, req)
           return
         case 'get':
+          if (this.options.health !== undefined && this.onHealth(res, req, this.options.health)) return
           // geth's liveness probe: a GET without body or query is answered 200 with nothing.
           // getQuery() returns undefined (not '') when there is no query string.
           if (!req.getQuery() && (req.getHeader('content-length') || '0') === '0') {
@@ -295,13 +482,36 @@ export class RpcServer {
     }
   }
 
+  /** GET /health and GET /ready (also /livez, /readyz); false for any other path. */
+  private onHealth(res: HttpResponse, req: HttpRequest, health: Health): boolean {
+    let answer: HealthAnswer
+    switch (req.getUrl()) {
+      case '/health':
+      case '/livez':
+        answer = health.liveness()
+        break
+      case '/ready':
+      case '/readyz':
+        answer = health.readiness(req.getQuery())
+        break
+      default:
+        return false
+    }
+    res
+      .writeStatus(answer.status)
+      .writeHeader('Content-Type', 'application/json')
+      .writeHeader('Cache-Control', 'no-store')
+      .end(answer.body, this.drainingNow)
+    return true
+  }
+
   private onPost(res: HttpResponse, req: HttpRequest): void {
     const limit = this.options.limits.httpBodyLimit
     if (!isJsonContentType(req.getHeader('content-type'))) {
       res
         .writeStatus('415 Unsupported Media Type')
         .writeHeader('Content-Type', 'text/plain')
-        .writeHeader('Access-Control-Allow-Origin', '*')
+        .writeHeader('Access-Control-Allow-Origin', this.cors.allowOrigin(req.getHeader('origin')) || 'null')
         .end(CONTENT_TYPE_ERROR, true)
       return
     }
@@ -310,17 +520,35 @@ export class RpcServer {
       writeCorked(res, '413 Request Entity Too Large', 'text/plain', 'request body too large\n', true)
       return
     }
-    const ctx: RequestContext = { transport: 'http', clientIp: this.clientIpOf(res, req) }
-    const exchange = new HttpExchange(this.envelope, res, ctx, limit)
+    const clientIp = this.clientIpOf(res, req)
+    if (!this.httpQuota.admits(clientIp)) {
+      res
+        .writeStatus('429 Too Many Requests')
+        .writeHeader('Content-Type', 'application/json')
+        .writeHeader('Retry-After', '1')
+        .end(TOO_MANY_CONCURRENT, true)
+      return
+    }
+    const ctx: RateLimitedContext & { apiKey: string | undefined } = {
+      transport: 'http',
+      clientIp,
+      apiKey: apiKeyOf(req.getUrl(), req.getHeader('x-api-key')),
+      retryAfterSeconds: 0,
+    }
+    this.httpQuota.acquire(clientIp)
+    this.inFlight.begin()
+    const exchange = new HttpExchange(this.envelope, res, ctx, limit, this, req.getHeader('origin'))
     res.onAborted(exchange.onAborted)
     res.onData(exchange.onData)
   }
 
   private onPreflight(res: HttpResponse, req: HttpRequest): void {
     const requested = req.getHeader('access-control-request-headers')
+    const origin = this.cors.allowOrigin(req.getHeader('origin'))
+    res.writeStatus('204 No Content')
+    if (origin !== '') res.writeHeader('Access-Control-Allow-Origin', origin)
+    if (this.cors.variesByOrigin) res.writeHeader('Vary', 'Origin')
     res
-      .writeStatus('204 No Content')
-      .writeHeader('Access-Control-Allow-Origin', '*')
       .writeHeader('Access-Control-Allow-Methods', 'POST, GET, OPTIONS')
       .writeHeader('Access-Control-Allow-Headers', requested === '' ? 'Content-Type' : requested)
       .writeHeader('Access-Control-Max-Age', '600')
@@ -329,7 +557,17 @@ export class RpcServer {
 
   private readonly onUpgrade = (res: HttpResponse, req: HttpRequest, context: us_socket_context_t): void => {
     try {
-      const session = new WsConnection(this.nextSessionId++, this.clientIpOf(res, req))
+      const clientIp = this.clientIpOf(res, req)
+      if (!this.quota.admits(clientIp)) {
+        this.refusedPerIp++
+        res
+          .writeStatus('429 Too Many Requests')
+          .writeHeader('Content-Type', 'text/plain')
+          .end('too many WebSocket connections from this address\n', true)
+        return
+      }
+      const session = new WsConnection(this.nextSessionId++, clientIp, this.options.limits.wsSendBufferLimit, this.countTooSlow)
+      session.apiKey = apiKeyOf(req.getUrl(), req.getHeader('x-api-key'))
       const data: SocketData = { session }
       res.upgrade(
         data,
@@ -353,6 +591,7 @@ export class RpcServer {
       const session = ws.getUserData().session
       session.socket = ws
       this.sessions.add(session)
+      this.quota.acquire(session.clientIp)
       this.options.onWsOpen?.(session)
     } catch (err) {
       logTransportError(err)
@@ -362,12 +601,25 @@ export class RpcServer {
   private readonly onWsMessage = (ws: WebSocket<SocketData>, message: ArrayBuffer): void => {
     try {
       const session = ws.getUserData().session
+      if (message.byteLength > this.options.limits.wsMessageLimit) {
+        session.closed = true
+        ws.end(1009, `message too big: the limit is ${this.options.limits.wsMessageLimit} bytes`)
+        return
+      }
+      const ctx = new WsMessageContext(session)
+      this.inFlight.begin()
       // Decoding copies the frame, which uWS frees when this callback returns. Binary frames are read as UTF-8 too.
-      this.envelope.handle(textOf(message), session).then(
+      this.envelope.handle(textOf(message), ctx).then(
         (answer) => {
+          this.inFlight.end()
           if (answer !== null) session.send(answer)
+          ctx.answered()
         },
-        logTransportError,
+        (err: unknown) => {
+          this.inFlight.end()
+          logTransportError(err)
+          ctx.answered()
+        },
       )
     } catch (err) {
       logTransportError(err)
@@ -379,13 +631,16 @@ export class RpcServer {
       const session = ws.getUserData().session
       session.closed = true
       session.socket = null
-      this.sessions.delete(session)
+      if (this.sessions.delete(session)) this.quota.release(session.clientIp)
       this.options.onWsClose?.(session)
     } catch (err) {
       logTransportError(err)
     }
   }
 }
+
+/** uWS counts idle time in 4-second steps, from 8 s up to 960 s. */
+const uwsIdleTimeout = (seconds: number): number => Math.min(960, Math.max(8, Math.round(seconds / 4) * 4))
 
 /** Like geth's mime.ParseMediaType check: parameters (charset=...) are allowed, case does not matter. */
 const isJsonContentType = (header: string): boolean => {

@@ -51,6 +51,7 @@ process.on('exit', () => {
  * @typedef {object} NodeHandle
  * @property {string} url            http://127.0.0.1:<port>
  * @property {string} wsUrl          ws://127.0.0.1:<port>
+ * @property {string | undefined} metricsUrl  http://127.0.0.1:<port>/metrics, from `keel: metrics on ...` (not with --metrics=false)
  * @property {number} port
  * @property {string} dataDir
  * @property {import('node:child_process').ChildProcess} proc
@@ -88,12 +89,13 @@ function commandFor({ args, dev, blockTime, dataDir }) {
   }
   const keelArgs = [keelBin, 'start']
   if (dev) keelArgs.push('--dev')
-  keelArgs.push('--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0', '--block-time', String(blockTime))
+  keelArgs.push('--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0', '--metrics-port', '0', '--block-time', String(blockTime))
   return { file: process.execPath, argv: [...keelArgs, ...args] }
 }
 
 const readyPattern = target === 'anvil' ? /Listening on ([\d.]+):(\d+)/ : /^keel: listening on http:\/\/([\d.]+):(\d+)\s*$/m
 const operatorPattern = /^keel: operator address (0x[0-9a-fA-F]{40})\s*$/m
+const metricsPattern = /^keel: metrics on (http:\/\/\S+\/metrics)\s*$/m
 
 function launch(spec) {
   const { file, argv } = commandFor(spec)
@@ -149,12 +151,13 @@ function launch(spec) {
       settled = true
       clearTimeout(timer)
       const port = Number(ready[2])
-      resolve(handle({ spec, proc, exited, port, host: ready[1], logs: { stdout: () => stdout, stderr: () => stderr, operator: () => operator } }))
+      const metricsUrl = metricsPattern.exec(stdout)?.[1]
+      resolve(handle({ spec, proc, exited, port, host: ready[1], metricsUrl, logs: { stdout: () => stdout, stderr: () => stderr, operator: () => operator } }))
     })
   })
 }
 
-function handle({ spec, proc, exited, port, host, logs }) {
+function handle({ spec, proc, exited, port, host, metricsUrl, logs }) {
   const stopProcess = async () => {
     if (proc.exitCode === null && proc.signalCode === null) {
       proc.kill('SIGTERM')
@@ -168,6 +171,7 @@ function handle({ spec, proc, exited, port, host, logs }) {
   return {
     url: `http://${host}:${port}`,
     wsUrl: `ws://${host}:${port}`,
+    metricsUrl,
     port,
     dataDir: spec.dataDir,
     proc,

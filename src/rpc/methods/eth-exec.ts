@@ -3,6 +3,7 @@
 
 import { bytesToHex } from '@ethereumjs/util'
 import type { BlockRecord } from '../../chain/view.js'
+import { CallResultCache } from '../../exec/call-cache.js'
 import type { ExecBlock, ExecResult, ExecTask } from '../../exec/types.js'
 import type { MethodHandler } from '../context.js'
 import { fromShape } from '../errors.js'
@@ -76,6 +77,9 @@ function unwrap(result: ExecResult): Exclude<ExecResult, { ok: false }> {
 
 export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
   const chainId = BigInt(deps.config.chainId)
+  const cache = new CallResultCache()
+  const cached = (kind: ExecTask['kind'], block: BlockRecord, params: readonly unknown[], task: () => ExecTask) =>
+    cache.run(CallResultCache.key(block.hash, kind, [params[0], params[2], params[3]]), () => deps.executor.run(task()))
   return {
     eth_call: async (params) => {
       p.expectParams(params, 1, 4)
@@ -84,7 +88,7 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
       const so = p.stateOverrides(params[2], 2)
       const bo = p.blockOverrides(params[3], 3)
       const block = await resolveStateBlock(deps.view, selector)
-      const result = unwrap(await deps.executor.run(toTask('call', req, block, so, bo)))
+      const result = unwrap(await cached('call', block, params, () => toTask('call', req, block, so, bo)))
       return result.kind === 'call' ? result.returnData : null
     },
     eth_estimateGas: async (params) => {
@@ -93,7 +97,7 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
       const selector = p.blockSelector(params[1], 1, { optional: true })
       const so = p.stateOverrides(params[2], 2)
       const block = await resolveStateBlock(deps.view, selector)
-      const result = unwrap(await deps.executor.run(toTask('estimateGas', req, block, so)))
+      const result = unwrap(await cached('estimateGas', block, params, () => toTask('estimateGas', req, block, so)))
       return result.kind === 'estimateGas' ? quantity(result.gas) : null
     },
     eth_createAccessList: async (params) => {

@@ -1,0 +1,94 @@
+// Starting and stopping the two nodes under test (Keel and anvil) on 127.0.0.1, and reading their
+// CPU time and peak RSS from /proc.
+
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const CLK_TCK = 100
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address()
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+async function waitForRpc(url, proc, deadlineMs) {
+  const until = Date.now() + deadlineMs
+  while (Date.now() < until) {
+    if (proc.exitCode !== null) throw new Error(`node exited with ${proc.exitCode}`)
+    try {
+      const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' })
+      if (r.ok) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`${url} did not answer within ${deadlineMs} ms`)
+}
+
+/** @returns {Promise<{name, url, wsUrl, pid, stop()}>} */
+export async function startKeel() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'keel-bench-'))
+  const port = await freePort()
+  const proc = spawn(process.execPath, [join(repoRoot, 'bin', 'keel.js'), 'start', '--dev', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', String(port), '--metrics-port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  proc.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)))
+  const url = `http://127.0.0.1:${port}`
+  try {
+    await waitForRpc(url, proc, 30_000)
+  } catch (err) {
+    proc.kill('SIGKILL')
+    throw new Error(`${err.message}\n${stderr}`)
+  }
+  return { name: 'keel', url, wsUrl: `ws://127.0.0.1:${port}`, pid: proc.pid, stop: () => stop(proc, () => rmSync(dataDir, { recursive: true, force: true })) }
+}
+
+export async function startAnvil() {
+  const port = await freePort()
+  const bin = join(repoRoot, 'node_modules', '.bin', 'anvil')
+  const proc = spawn(bin, ['--chain-id', '24589', '--block-time', '1', '--port', String(port), '--host', '127.0.0.1', '--silent'], { stdio: 'ignore' })
+  const url = `http://127.0.0.1:${port}`
+  await waitForRpc(url, proc, 30_000)
+  return { name: 'anvil', url, wsUrl: `ws://127.0.0.1:${port}`, pid: proc.pid, stop: () => stop(proc) }
+}
+
+function stop(proc, cleanup = () => {}) {
+  return new Promise((resolve) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      cleanup()
+      return resolve()
+    }
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000)
+    proc.once('exit', () => {
+      clearTimeout(timer)
+      cleanup()
+      resolve()
+    })
+    proc.kill('SIGTERM')
+  })
+}
+
+/** utime + stime of a process (all its threads), in microseconds. */
+export function cpuMicros(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLK_TCK
+}
+
+/** Peak resident set (VmHWM) in MiB. */
+export function peakRssMiB(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const m = /VmHWM:\s+(\d+) kB/.exec(status)
+  return m ? Math.round(Number(m[1]) / 1024) : NaN
+}

@@ -1,0 +1,83 @@
+// Keel vs anvil, one node at a time on the same machine, same load generator and scenarios.
+
+import { existsSync } from 'node:fs'
+import { cpuMicros, peakRssMiB, startAnvil, startKeel } from './nodes.js'
+import { balanceOfData, cannon, devWallet, prepare, req, rpc, transfers, wsRoundTrips } from './scenarios.js'
+
+async function wsScenario(node, duration) {
+  const shared = new URL('./ws.js', import.meta.url)
+  if (existsSync(shared)) {
+    const mod = await import(shared.href)
+    if (typeof mod.chainIdRoundTrips === 'function') return mod.chainIdRoundTrips(node.wsUrl, duration)
+  }
+  return wsRoundTrips(node.wsUrl, duration)
+}
+
+function scenarios(quick) {
+  const d = quick ? 3 : 10
+  const per = quick ? 10 : 40
+  const addr = devWallet(1).address
+  return [
+    ['eth_chainId', (n) => cannon(n.url, { body: req('eth_chainId', []), duration: d })],
+    ['eth_blockNumber', (n) => cannon(n.url, { body: req('eth_blockNumber', []), duration: d })],
+    ['eth_getBalance', (n) => cannon(n.url, { body: req('eth_getBalance', [addr, 'latest']), duration: d })],
+    ['eth_call balanceOf (unique)', (n, c) => cannon(n.url, { bodies: Array.from({ length: 50_000 }, (_, i) => req('eth_call', [{ to: c.token, data: balanceOfData(`0x${(0x10000 + i).toString(16).padStart(40, '0')}`) }, 'latest'])), duration: d })],
+    ['eth_call balanceOf (repeated)', (n, c) => cannon(n.url, { body: req('eth_call', [{ to: c.token, data: balanceOfData(c.senders[0].address) }, 'latest']), duration: d })],
+    ['eth_estimateGas ERC20 transfer', (n, c) => cannon(n.url, { bodies: Array.from({ length: 1000 }, (_, i) => req('eth_estimateGas', [{ from: c.senders[i % c.senders.length].address, to: c.token, data: balanceOfData(c.holders[i]).replace('0x70a08231', '0xa9059cbb') + '1'.padStart(64, '0') }])), duration: d })],
+    ['batch of 100 eth_getBalance', (n) => cannon(n.url, { body: JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_getBalance', params: [`0x${(0xd000 + i).toString(16).padStart(40, '0')}`, 'latest'] }))), duration: d, connections: 8 })],
+    ['native transfers, 64 senders, all mined', (n, c) => transfers(n, c, 'native', per)],
+    ['ERC20 transfers, 64 senders, all mined', (n, c) => transfers(n, c, 'erc20', per)],
+    ['eth_getLogs whole chain (token)', (n, c) => cannon(n.url, { body: req('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: c.token }]), duration: d, connections: 8 })],
+    ['WS eth_chainId round trips', (n) => wsScenario(n, d)],
+  ]
+}
+
+async function measure(node, quick, log) {
+  const ctx = await prepare(node, quick)
+  const out = {}
+  for (const [name, fn] of scenarios(quick)) {
+    const cpu0 = cpuMicros(node.pid)
+    let r
+    try {
+      r = await fn(node, ctx)
+    } catch (err) {
+      r = { value: NaN, unit: '', calls: 0, errors: 1, failure: err.message }
+    }
+    r.cpuPerCall = r.calls > 0 ? (cpuMicros(node.pid) - cpu0) / r.calls : NaN
+    out[name] = r
+    log(`  ${node.name} ${name}: ${r.value} ${r.unit}, ${r.errors} errors, ${r.cpuPerCall.toFixed(1)} µs CPU/call${r.failure ? ` (${r.failure})` : ''}`)
+  }
+  out['peak RSS'] = { value: peakRssMiB(node.pid), unit: 'MiB', errors: 0 }
+  out['blocks'] = { value: Number(await rpc(node.url, 'eth_blockNumber')), unit: '', errors: 0 }
+  return out
+}
+
+export async function runMacro({ quick, log = console.log }) {
+  const results = {}
+  for (const start of [startKeel, startAnvil]) {
+    const node = await start()
+    log(`${node.name} on ${node.url} (pid ${node.pid})`)
+    try {
+      results[node.name] = await measure(node, quick, log)
+    } finally {
+      await node.stop()
+    }
+  }
+  const rows = []
+  for (const name of Object.keys(results.keel)) {
+    const k = results.keel[name]
+    const a = results.anvil[name] ?? {}
+    rows.push({
+      scenario: name,
+      keel: `${k.value} ${k.unit}`.trim(),
+      anvil: `${a.value} ${a.unit ?? ''}`.trim(),
+      'keel/anvil': Number.isFinite(k.value / a.value) ? Number((k.value / a.value).toFixed(2)) : '-',
+      'CPU µs/call keel': Number.isFinite(k.cpuPerCall) ? Number(k.cpuPerCall.toFixed(1)) : '-',
+      'CPU µs/call anvil': Number.isFinite(a.cpuPerCall) ? Number(a.cpuPerCall.toFixed(1)) : '-',
+      'errors keel/anvil': `${k.errors}/${a.errors ?? '-'}`,
+    })
+  }
+  // errors from Keel fail the run; anvil's are shown (it is the reference, not the subject)
+  const failed = Object.values(results.keel).some((r) => r.errors > 0)
+  return { rows, failed }
+}

@@ -1,0 +1,166 @@
+// The scenarios both nodes run, with one load generator: autocannon for HTTP, ws for WebSocket,
+// fetch for the transfer runs. Each returns { value, unit, calls, errors }; CPU per call is measured
+// around it by run.js.
+
+import autocannon from 'autocannon'
+import { Interface, Wallet, HDNodeWallet, Mnemonic, JsonRpcProvider } from 'ethers'
+import { compile } from '../../test/helpers/contracts.js'
+
+const MNEMONIC = 'test test test test test test test test test test test junk'
+const CHAIN_ID = 24589n
+export const SENDERS = 64
+const tokenAbi = new Interface(compile().Token.abi)
+
+export function devWallet(i) {
+  return HDNodeWallet.fromMnemonic(Mnemonic.fromPhrase(MNEMONIC), `m/44'/60'/0'/0/${i}`)
+}
+
+export async function rpc(url, method, params = []) {
+  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  const body = await r.json()
+  if (body.error) throw new Error(`${method}: ${body.error.message}`)
+  return body.result
+}
+
+async function waitReceipt(url, hash, deadline) {
+  while (Date.now() < deadline) {
+    const receipt = await rpc(url, 'eth_getTransactionReceipt', [hash])
+    if (receipt) return receipt
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`no receipt for ${hash}`)
+}
+
+/** Deploys the ERC20 and funds the senders with ether and tokens; returns what scenarios need. */
+export async function prepare(node, quick) {
+  const deployer = devWallet(0)
+  const fees = { maxFeePerGas: 50n * 10n ** 9n, maxPriorityFeePerGas: 10n ** 9n, type: 2, chainId: CHAIN_ID }
+  const nonceOf = async (a) => BigInt(await rpc(node.url, 'eth_getTransactionCount', [a, 'pending']))
+  let nonce = await nonceOf(deployer.address)
+  const send = async (tx) => rpc(node.url, 'eth_sendRawTransaction', [await deployer.signTransaction({ ...fees, nonce: nonce++, ...tx })])
+  const deployHash = await send({ data: compile().Token.bytecode, gasLimit: 3_000_000n })
+  const deadline = Date.now() + 60_000
+  const receipt = await waitReceipt(node.url, deployHash, deadline)
+  const token = receipt.contractAddress
+  const senders = Array.from({ length: SENDERS }, (_, i) => new Wallet(`0x${(0xbe00 + i).toString(16).padStart(64, '0')}`))
+  const hashes = []
+  for (const s of senders) {
+    hashes.push(await send({ to: s.address, value: 10n ** 20n, gasLimit: 21_000n }))
+    hashes.push(await send({ to: token, data: tokenAbi.encodeFunctionData('transfer', [s.address, 10n ** 21n]), gasLimit: 100_000n }))
+  }
+  for (const h of hashes) {
+    const r = await waitReceipt(node.url, h, deadline)
+    if (r.status !== '0x1') throw new Error('funding failed')
+  }
+  const holders = Array.from({ length: 1000 }, (_, i) => `0x${(0xa000 + i).toString(16).padStart(40, '0')}`)
+  void quick
+  return { token, senders, holders, fees }
+}
+
+/** autocannon against one JSON-RPC request shape; counts JSON-RPC errors from the bodies. */
+export async function cannon(url, { body, bodies, duration, connections = 32, pipelining = 1 }) {
+  let errors = 0
+  let i = 0
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    connections,
+    pipelining,
+    duration,
+    requests: [
+      {
+        setupRequest: (req) => {
+          req.body = bodies ? bodies[i++ % bodies.length] : body
+          return req
+        },
+        onResponse: (status, resBody) => {
+          if (status !== 200 || resBody.includes('"error"')) errors++
+        },
+      },
+    ],
+  })
+  errors += result.non2xx + result.errors + result.timeouts
+  return { value: Math.round(result.requests.average), unit: 'req/s', calls: result.requests.total, errors, p99: result.latency.p99 }
+}
+
+export function req(method, params) {
+  return JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
+}
+
+export const balanceOfData = (who) => tokenAbi.encodeFunctionData('balanceOf', [who])
+
+/** 64 senders each submit `perSender` transfers (one in flight per sender), until all are mined. */
+export async function transfers(node, ctx, kind, perSender) {
+  const recipient = (i) => `0x${(0xc0000 + i).toString(16).padStart(40, '0')}`
+  const signed = []
+  for (let s = 0; s < ctx.senders.length; s++) {
+    const w = ctx.senders[s]
+    let nonce = BigInt(await rpc(node.url, 'eth_getTransactionCount', [w.address, 'pending']))
+    const list = []
+    for (let k = 0; k < perSender; k++) {
+      const to = recipient(s * perSender + k)
+      const tx = kind === 'native'
+        ? { to, value: 1n, gasLimit: 21_000n }
+        : { to: ctx.token, data: tokenAbi.encodeFunctionData('transfer', [to, 1n]), gasLimit: 80_000n }
+      list.push(await w.signTransaction({ ...ctx.fees, nonce: nonce++, ...tx }))
+    }
+    signed.push(list)
+  }
+  let errors = 0
+  const hashes = []
+  const started = Date.now()
+  await Promise.all(signed.map(async (list) => {
+    for (const raw of list) {
+      try {
+        hashes.push(await rpc(node.url, 'eth_sendRawTransaction', [raw]))
+      } catch {
+        errors++
+      }
+    }
+  }))
+  const deadline = Date.now() + 120_000
+  let lastBlock = 0
+  for (const h of hashes) {
+    try {
+      const r = await waitReceipt(node.url, h, deadline)
+      if (r.status !== '0x1') errors++
+      lastBlock = Math.max(lastBlock, Number(r.blockNumber))
+    } catch {
+      errors++
+    }
+  }
+  const seconds = (Date.now() - started) / 1000
+  const total = signed.length * perSender
+  return { value: Math.round(total / seconds), unit: 'tx/s', calls: total, errors: errors + (total - hashes.length > errors ? total - hashes.length - errors : 0) }
+}
+
+/** Sequential eth_chainId round trips over `connections` WebSockets for `duration` seconds. */
+export async function wsRoundTrips(wsUrl, duration, connections = 8) {
+  const { default: WebSocket } = await import('ws')
+  let calls = 0
+  let errors = 0
+  const until = Date.now() + duration * 1000
+  await Promise.all(Array.from({ length: connections }, () => new Promise((resolve) => {
+    const ws = new WebSocket(wsUrl)
+    let id = 0
+    const next = () => {
+      if (Date.now() >= until || id > 5_000_000) {
+        ws.close()
+        return resolve()
+      }
+      ws.send(`{"jsonrpc":"2.0","id":${++id},"method":"eth_chainId","params":[]}`)
+    }
+    ws.on('open', next)
+    ws.on('message', (data) => {
+      if (String(data).includes('"error"')) errors++
+      calls++
+      next()
+    })
+    ws.on('error', () => {
+      errors++
+      resolve()
+    })
+  })))
+  return { value: Math.round(calls / duration), unit: 'req/s', calls, errors }
+}

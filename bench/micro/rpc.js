@@ -1,0 +1,52 @@
+// JSON-RPC plumbing on the main thread: envelope parse/serialise, dispatch, RLP decode, sender recovery.
+
+import { Bench } from 'tinybench'
+import { RLP } from '@ethereumjs/rlp'
+import { createTxFromRLP } from '@ethereumjs/tx'
+import { hexToBytes } from '@ethereumjs/util'
+import { Dispatcher } from '../../dist/rpc/dispatch.js'
+import { Envelope } from '../../dist/rpc/envelope.js'
+import { defaultTransportLimits } from '../../dist/rpc/limits.js'
+import { decodeRawTransaction, EIP7825_TX_GAS_CAP } from '../../dist/chain/tx-intake.js'
+import { createChainCommon } from '../../dist/evm/common.js'
+import { loadFastCrypto } from '../../dist/evm/crypto.js'
+import { devGenesis } from '../../dist/chain/genesis.js'
+import { benchKeys, openTempChain } from '../lib/temp-chain.js'
+
+export async function run({ time }) {
+  const crypto = await loadFastCrypto()
+  const common = createChainCommon(devGenesis(24589), crypto.customCrypto)
+  const dispatcher = new Dispatcher()
+  dispatcher.register('eth_chainId', () => '0x600d')
+  dispatcher.register('eth_getBalance', (params) => (params.length === 2 ? '0xde0b6b3a7640000' : '0x0'))
+  const envelope = new Envelope(dispatcher, defaultTransportLimits)
+  const ctx = { transport: 'http', clientIp: '127.0.0.1' }
+  const single = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: ['0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', 'latest'] })
+  const batch = JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_chainId', params: [] })))
+
+  // a signed transfer, as it arrives in eth_sendRawTransaction
+  const chain = await openTempChain({ funded: benchKeys(1) })
+  const raw = chain.sign(benchKeys(1)[0], { to: hexToBytes(`0x${'22'.repeat(20)}`), value: 1n, gasLimit: 21_000n })
+  await chain.close()
+  const rawBytes = hexToBytes(raw)
+  const intake = { common, chainId: 24589n, blockGasLimit: 60_000_000n, txGasCap: EIP7825_TX_GAS_CAP, maxTxSize: 131072, txFeeCapWei: 0n }
+
+  const bench = new Bench({ time })
+  bench
+    .add('envelope: single eth_getBalance (parse + dispatch + serialise)', () => envelope.handle(single, ctx))
+    .add('envelope: batch of 100 eth_chainId', () => envelope.handle(batch, ctx))
+    .add('dispatch: eth_chainId', () => dispatcher.call('eth_chainId', [], ctx))
+    .add('RLP decode: 1559 transfer', () => RLP.decode(rawBytes.subarray(1)))
+    .add('createTxFromRLP (no recovery)', () => createTxFromRLP(rawBytes, { common }))
+    .add('intake: decode + validate + native sender recovery', () => decodeRawTransaction(raw, intake))
+  await bench.run()
+  return bench.tasks.map((t) => row(t))
+}
+
+export function row(task) {
+  const r = task.result
+  if (r === undefined || r.error !== undefined || r.state === 'errored') return { name: task.name, error: String(r?.error ?? 'no result') }
+  const meanMs = r.latency?.mean ?? r.mean
+  const p50 = r.latency?.p50 ?? r.p50 ?? meanMs
+  return { name: task.name, 'µs (median)': Number((p50 * 1000).toFixed(2)), 'ops/s': Math.round(r.throughput?.mean ?? r.hz ?? 1000 / meanMs) }
+}

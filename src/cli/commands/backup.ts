@@ -1,0 +1,53 @@
+// keel backup <dir> [--data-dir DIR]: a consistent copy of the chain, taken by the running node itself
+// (through its admin socket) or directly from the database when no node runs.
+
+import { resolve } from 'node:path'
+import { callAdmin } from '../../admin/admin-client.js'
+import { backupChain, checkBackupTarget } from '../../admin/backup.js'
+import type { BackupManifest } from '../../admin/backup.js'
+import { openExistingChain } from '../../admin/open-chain.js'
+import { parseArgs, UsageError } from '../args.js'
+import { formatCommandUsage } from '../help.js'
+import type { CliCommand } from '../main.js'
+import { nodeConfig, refusalsExit2, rejectUnknownFlags } from '../command-support.js'
+
+const FLAGS = ['help', 'data-dir', 'config'] as const
+
+export const backupCommand: CliCommand = {
+  name: 'backup',
+  usage: 'backup <dir> [--data-dir DIR]',
+  summary: 'copy the chain (consistent, also while the node runs), genesis and keys into a new folder',
+  async run(argv, io) {
+    const { flags, positionals } = parseArgs(argv, { booleanFlags: new Set(['help']), shortFlags: { h: 'help' } })
+    if ('help' in flags) {
+      io.stdout(formatCommandUsage(backupCommand, false))
+      return 0
+    }
+    rejectUnknownFlags(flags, FLAGS, 'backup')
+    if (positionals.length !== 1) throw new UsageError('usage: keel backup <dir> [--data-dir DIR]')
+    const target = resolve(io.cwd, positionals[0]!)
+    const { dataDir } = nodeConfig(flags, ['data-dir'], io)
+    return refusalsExit2(io, async () => {
+      checkBackupTarget(target, dataDir)
+      let manifest: BackupManifest
+      const live = await callAdmin<BackupManifest>(dataDir, 'admin_backup', [target])
+      if (live !== undefined) {
+        manifest = live.result
+      } else {
+        const level = await openExistingChain(dataDir)
+        try {
+          manifest = await backupChain(level, dataDir, target)
+        } finally {
+          await level.close()
+        }
+      }
+      io.stdout(
+        `backed up ${dataDir} to ${target}${live === undefined ? '' : ' (taken by the running node)'}\n` +
+          `head #${manifest.head.number} ${manifest.head.hash}\n` +
+          `state root ${manifest.head.stateRoot}\n` +
+          `${manifest.entries} entries, ${manifest.bytes} bytes${manifest.files.length > 0 ? `; also ${manifest.files.join(', ')}` : ''}\n`,
+      )
+      return 0
+    })
+  },
+}

@@ -1,0 +1,49 @@
+// Ties the scrape-time metrics to the running node's components: each gauge reads its value from the
+// component that owns it when Prometheus scrapes, so none of them costs anything between scrapes.
+
+import type { HeadInfo } from '../chain/messages.js'
+import type { CallPoolObserver, CallPoolStats } from './call-pool.js'
+import type { Metrics } from './metrics.js'
+import type { WsSources } from './ws.js'
+
+export interface NodeSources {
+  head(): HeadInfo
+  txpoolStatus(): Promise<{ pending: number; queued: number }>
+  /** Structurally ExecPool: its stats are read at scrape time, its observer is set to the metrics. */
+  callPool: { readonly stats: CallPoolStats; observer: CallPoolObserver | undefined }
+  ws?: WsSources
+  /** The LevelDB folder of the chain. */
+  databaseFolder: string
+}
+
+/** A scrape asks the producer thread once for both txpool gauges, and gives up after this long. */
+const TXPOOL_STATUS_TIMEOUT_MS = 2_000
+const SAME_SCRAPE_MS = 250
+
+export function bindNodeSources(metrics: Metrics, sources: NodeSources): void {
+  metrics.chain.headNumber.addCollect((g) => g.set(Number(sources.head().number)))
+  metrics.chain.headAge.addCollect((g) => g.set(Date.now() / 1000 - Number(sources.head().timestamp)))
+
+  let last: { at: number; status: Promise<{ pending: number; queued: number }> } | undefined
+  const txpoolStatus = () => {
+    const now = Date.now()
+    if (last === undefined || now - last.at > SAME_SCRAPE_MS) last = { at: now, status: withTimeout(sources.txpoolStatus()) }
+    return last.status
+  }
+  metrics.txpool.pending.addCollect(async (g) => g.set((await txpoolStatus()).pending))
+  metrics.txpool.queued.addCollect(async (g) => g.set((await txpoolStatus()).queued))
+
+  const pool = sources.callPool
+  pool.observer = metrics.callPool
+  metrics.callPool.bind(() => pool.stats)
+  if (sources.ws !== undefined) metrics.ws.bind(sources.ws)
+  metrics.storage.bindDatabaseFolder(sources.databaseFolder)
+}
+
+function withTimeout<T>(promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('producer did not answer in time')), TXPOOL_STATUS_TIMEOUT_MS)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}

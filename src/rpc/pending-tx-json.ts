@@ -1,0 +1,30 @@
+// The JSON of a transaction announced as new to the pool, for newPendingTransactions with full objects.
+
+import type { Common } from '@ethereumjs/common'
+import { createTxFromRLP } from '@ethereumjs/tx'
+import type { TxWire } from '../chain/messages.js'
+import type { ProducerClient } from '../chain/producer-client.js'
+import type { ChainView } from '../chain/view.js'
+import { formatTransaction } from './format.js'
+import { transactionJson } from './methods/chain-json.js'
+
+/**
+ * The pending form (blockHash null) while the pool holds it. A transaction already sealed (automine
+ * seals before the lookup arrives) is sent in its mined form; one dropped meanwhile gives null.
+ */
+export async function pendingTransactionJson(
+  producer: ProducerClient,
+  view: ChainView,
+  common: Common,
+  hash: string,
+): Promise<string | null> {
+  const wire = await producer.query<TxWire | null>({ q: 'get', hash })
+  if (wire !== null) {
+    const tx = createTxFromRLP(wire.raw, { common })
+    return JSON.stringify(formatTransaction(tx, wire.sender, null))
+  }
+  const location = await view.txLocation(hash)
+  if (location === undefined) return null
+  const block = await view.blockByNumber(location.number)
+  return block === undefined ? null : (transactionJson(block, location.index)?.json ?? null)
+}

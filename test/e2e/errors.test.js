@@ -1,0 +1,367 @@
+// Every JSON-RPC error shape over raw HTTP: exact codes, and messages worded as geth words them
+// (ethers, viem and web3.js match these strings). Regexes only stand in for numeric parts.
+
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import {
+  AbiCoder,
+  ContractFactory,
+  Interface,
+  JsonRpcProvider,
+  SigningKey,
+  Transaction,
+  Wallet,
+  concat,
+  encodeRlp,
+  id as keccakText,
+  keccak256,
+  parseEther,
+  parseUnits,
+  toBeArray,
+} from 'ethers'
+import { compile } from '../helpers/contracts.js'
+import { CHAIN_ID, DEV_ADDRESSES, DEV_KEYS, startNode } from '../helpers/node.js'
+import { rawPost, rpc, rpcResult, waitForBlock, waitForReceipt } from '../helpers/rpc.js'
+
+const { Reverter } = compile()
+const GWEI = 1_000_000_000n
+/** EIP-7825 (Osaka): no transaction may carry more gas than 2^24. */
+const MAX_TX_GAS = 16_777_216n
+
+let node
+let provider
+let reverterAddress
+
+before(async () => {
+  node = await startNode({ blockTime: 1 })
+  provider = new JsonRpcProvider(node.url, CHAIN_ID, { staticNetwork: true, pollingInterval: 250 })
+  const deployer = new Wallet(DEV_KEYS[4], provider)
+  const reverter = await new ContractFactory(Reverter.abi, Reverter.bytecode, deployer).deploy()
+  await reverter.waitForDeployment()
+  reverterAddress = await reverter.getAddress()
+})
+
+after(async () => {
+  provider?.destroy()
+  await node?.stop()
+})
+
+function assertError(response, code, message) {
+  assert.ok(response.error, `expected an error, got ${JSON.stringify(response)}`)
+  assert.equal(response.jsonrpc, '2.0')
+  assert.equal(response.error.code, code, `code of ${JSON.stringify(response.error)}`)
+  if (message instanceof RegExp) assert.match(response.error.message, message)
+  else assert.equal(response.error.message, message)
+  assert.equal('result' in response, false)
+}
+
+async function currentFees() {
+  const block = await rpcResult(node.url, 'eth_getBlockByNumber', ['latest', false])
+  const baseFee = BigInt(block.baseFeePerGas)
+  const maxPriorityFeePerGas = GWEI
+  return { baseFee, gasLimit: BigInt(block.gasLimit), maxPriorityFeePerGas, maxFeePerGas: baseFee * 2n + maxPriorityFeePerGas }
+}
+
+async function nextNonce(address) {
+  return Number(BigInt(await rpcResult(node.url, 'eth_getTransactionCount', [address, 'pending'])))
+}
+
+/** Signs an EIP-1559 transfer with ethers; `overrides` replace any field. */
+async function signTransfer(key, overrides = {}) {
+  const wallet = new Wallet(key)
+  const fees = await currentFees()
+  return wallet.signTransaction({
+    type: 2,
+    chainId: CHAIN_ID,
+    nonce: await nextNonce(wallet.address),
+    to: DEV_ADDRESSES[9],
+    value: 1n,
+    gasLimit: 21000n,
+    maxFeePerGas: fees.maxFeePerGas,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    ...overrides,
+  })
+}
+
+/** A type-2 transaction encoded by hand: ethers refuses to sign a tip above the fee cap. */
+function signRawDynamicFee(key, { nonce, maxPriorityFeePerGas, maxFeePerGas, gasLimit, to, value }) {
+  const quantity = (n) => (n === 0n ? '0x' : toBeArray(n))
+  const fields = [quantity(BigInt(CHAIN_ID)), quantity(BigInt(nonce)), quantity(maxPriorityFeePerGas), quantity(maxFeePerGas), quantity(gasLimit), to, quantity(value), '0x', []]
+  const signature = new SigningKey(key).sign(keccak256(concat(['0x02', encodeRlp(fields)])))
+  return concat(['0x02', encodeRlp([...fields, quantity(BigInt(signature.yParity)), toBeArray(signature.r), toBeArray(signature.s)])])
+}
+
+const sendRaw = (raw) => rpc(node.url, 'eth_sendRawTransaction', [raw])
+
+// --- Envelope errors -------------------------------------------------------------------------
+
+test('malformed JSON -> -32700 parse error with id null', async () => {
+  const { json } = await rawPost(node.url, '{"jsonrpc":"2.0","id":1,"method":"eth_chainId",')
+  assertError(json, -32700, 'parse error')
+  assert.equal(json.id, null)
+})
+
+test('a request without a method -> -32600', async () => {
+  const { json } = await rawPost(node.url, { jsonrpc: '2.0', id: 1 })
+  assertError(json, -32600, 'invalid request')
+})
+
+test('an empty batch [] -> a single -32600 error', async () => {
+  const { json } = await rawPost(node.url, '[]')
+  assert.equal(Array.isArray(json), false, 'an empty batch answers one error object, not an array')
+  assertError(json, -32600, /^(empty batch|invalid request)$/)
+  assert.equal(json.id, null)
+})
+
+test('the batch [1,2] -> an array of two -32600 errors', async () => {
+  const { json } = await rawPost(node.url, '[1,2]')
+  assert.ok(Array.isArray(json), `expected an array, got ${JSON.stringify(json)}`)
+  assert.equal(json.length, 2)
+  for (const item of json) {
+    assertError(item, -32600, 'invalid request')
+    assert.equal(item.id, null)
+  }
+})
+
+test('an unknown method -> -32601 with geth wording', async () => {
+  assertError(await rpc(node.url, 'foo_bar', []), -32601, 'the method foo_bar does not exist/is not available')
+})
+
+test('a malformed address -> -32602 naming argument 0', async () => {
+  assertError(await rpc(node.url, 'eth_getBalance', ['0x1234', 'latest']), -32602, /^invalid argument 0: /)
+})
+
+test('eth_getLogs with fromBlock > toBlock -> -32602 invalid block range params', async () => {
+  await waitForBlock(node.url, 2)
+  assertError(await rpc(node.url, 'eth_getLogs', [{ fromBlock: '0x2', toBlock: '0x1' }]), -32602, 'invalid block range params')
+})
+
+test('eth_getBlockTransactionCountByNumber of a future block -> null', async () => {
+  const response = await rpc(node.url, 'eth_getBlockTransactionCountByNumber', ['0xffffffff'])
+  assert.equal(response.error, undefined)
+  assert.equal(response.result, null)
+})
+
+test('eth_getBalance with the block parameter omitted means latest', async () => {
+  const omitted = await rpcResult(node.url, 'eth_getBalance', [DEV_ADDRESSES[8]])
+  const latest = await rpcResult(node.url, 'eth_getBalance', [DEV_ADDRESSES[8], 'latest'])
+  assert.equal(omitted, latest)
+  assert.equal(BigInt(omitted), parseEther('10000'))
+})
+
+test('ids are echoed: number, string and null', async () => {
+  for (const id of [7, 'abc-1', null]) {
+    const { json } = await rawPost(node.url, { jsonrpc: '2.0', id, method: 'eth_chainId', params: [] })
+    assert.deepEqual(json, { jsonrpc: '2.0', id, result: '0x600d' })
+  }
+  const { json: batch } = await rawPost(node.url, [
+    { jsonrpc: '2.0', id: 'first', method: 'eth_chainId', params: [] },
+    { jsonrpc: '2.0', id: 2, method: 'foo_bar', params: [] },
+  ])
+  assert.equal(batch.length, 2)
+  const byId = new Map(batch.map((item) => [item.id, item]))
+  assert.equal(byId.get('first').result, '0x600d')
+  assertError(byId.get(2), -32601, 'the method foo_bar does not exist/is not available')
+})
+
+test('a notification gets no answer', async () => {
+  const single = await rawPost(node.url, { jsonrpc: '2.0', method: 'eth_chainId', params: [] })
+  assert.ok(single.status >= 200 && single.status < 300, `HTTP ${single.status}`)
+  assert.equal(single.text, '')
+
+  const { json } = await rawPost(node.url, [
+    { jsonrpc: '2.0', method: 'eth_chainId', params: [] },
+    { jsonrpc: '2.0', id: 5, method: 'eth_chainId', params: [] },
+  ])
+  assert.deepEqual(json, [{ jsonrpc: '2.0', id: 5, result: '0x600d' }])
+
+  const onlyNotifications = await rawPost(node.url, [{ jsonrpc: '2.0', method: 'eth_chainId', params: [] }])
+  assert.equal(onlyNotifications.text, '')
+})
+
+// --- Reverts ---------------------------------------------------------------------------------
+
+const reverterIface = () => new Interface(Reverter.abi)
+
+test('a require() revert in eth_call -> code 3 "execution reverted: nope" with the Error(string) data', async () => {
+  const data = reverterIface().encodeFunctionData('failRequire')
+  const expectedData = concat([keccakText('Error(string)').slice(0, 10), AbiCoder.defaultAbiCoder().encode(['string'], ['nope'])])
+  const call = await rpc(node.url, 'eth_call', [{ to: reverterAddress, data }, 'latest'])
+  assertError(call, 3, 'execution reverted: nope')
+  assert.equal(call.error.data, expectedData)
+
+  const estimate = await rpc(node.url, 'eth_estimateGas', [{ from: DEV_ADDRESSES[4], to: reverterAddress, data }])
+  assertError(estimate, 3, 'execution reverted: nope')
+  assert.equal(estimate.error.data, expectedData)
+})
+
+test('an empty revert -> code 3 "execution reverted" with data 0x', async () => {
+  const call = await rpc(node.url, 'eth_call', [{ to: reverterAddress, data: reverterIface().encodeFunctionData('failEmpty') }, 'latest'])
+  assertError(call, 3, 'execution reverted')
+  assert.equal(call.error.data, '0x')
+})
+
+test('a custom error revert -> code 3 "execution reverted" with the encoded error as data', async () => {
+  const iface = reverterIface()
+  const call = await rpc(node.url, 'eth_call', [{ to: reverterAddress, data: iface.encodeFunctionData('failCustom', [7]) }, 'latest'])
+  assertError(call, 3, 'execution reverted')
+  assert.equal(call.error.data, iface.encodeErrorResult('Bad', [7]))
+})
+
+test('a panic revert -> code 3 with the Panic(uint256) data', async () => {
+  const call = await rpc(node.url, 'eth_call', [{ to: reverterAddress, data: reverterIface().encodeFunctionData('failPanic') }, 'latest'])
+  assert.equal(call.error?.code, 3)
+  assert.match(call.error.message, /^execution reverted/)
+  assert.equal(call.error.data, concat([keccakText('Panic(uint256)').slice(0, 10), AbiCoder.defaultAbiCoder().encode(['uint256'], [0x12])]))
+})
+
+// --- eth_sendRawTransaction rejections (all -32000) -------------------------------------------
+
+test('nonce too low', async () => {
+  const first = await signTransfer(DEV_KEYS[0], { nonce: 0 })
+  const hash = await rpcResult(node.url, 'eth_sendRawTransaction', [first])
+  await waitForReceipt(node.url, hash)
+  const stale = await signTransfer(DEV_KEYS[0], { nonce: 0, value: 2n })
+  assertError(await sendRaw(stale), -32000, 'nonce too low: next nonce 1, tx nonce 0')
+})
+
+test('already known (a queued transaction sent twice)', async () => {
+  const next = await nextNonce(DEV_ADDRESSES[1])
+  const queued = await signTransfer(DEV_KEYS[1], { nonce: next + 1 })
+  const hash = await rpcResult(node.url, 'eth_sendRawTransaction', [queued])
+  assert.equal(hash, keccak256(queued))
+  assertError(await sendRaw(queued), -32000, 'already known')
+})
+
+test('replacement transaction underpriced (same nonce, fees +5%)', async () => {
+  const next = await nextNonce(DEV_ADDRESSES[2])
+  const fees = await currentFees()
+  const original = await signTransfer(DEV_KEYS[2], {
+    nonce: next + 1,
+    maxFeePerGas: fees.maxFeePerGas,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+  })
+  await rpcResult(node.url, 'eth_sendRawTransaction', [original])
+  const bumped = await signTransfer(DEV_KEYS[2], {
+    nonce: next + 1,
+    maxFeePerGas: (fees.maxFeePerGas * 105n) / 100n,
+    maxPriorityFeePerGas: (fees.maxPriorityFeePerGas * 105n) / 100n,
+  })
+  assertError(await sendRaw(bumped), -32000, 'replacement transaction underpriced')
+})
+
+test('insufficient funds (a fresh wallet)', async () => {
+  const fresh = Wallet.createRandom()
+  const raw = await signTransfer(fresh.privateKey, { nonce: 0, value: 5n })
+  const cost = 21000n * Transaction.from(raw).maxFeePerGas + 5n
+  assertError(await sendRaw(raw), -32000, `insufficient funds for gas * price + value: balance 0, tx cost ${cost}, overshot ${cost}`)
+})
+
+test('intrinsic gas too low (gasLimit 20000)', async () => {
+  const raw = await signTransfer(DEV_KEYS[3], { gasLimit: 20000n })
+  assertError(await sendRaw(raw), -32000, 'intrinsic gas too low: gas 20000, minimum needed 21000')
+})
+
+test('max priority fee per gas higher than max fee per gas', async () => {
+  const fees = await currentFees()
+  const raw = signRawDynamicFee(DEV_KEYS[3], {
+    nonce: await nextNonce(DEV_ADDRESSES[3]),
+    maxPriorityFeePerGas: fees.maxFeePerGas + 1n,
+    maxFeePerGas: fees.maxFeePerGas,
+    gasLimit: 21000n,
+    to: DEV_ADDRESSES[9],
+    value: 1n,
+  })
+  assertError(await sendRaw(raw), -32000, 'max priority fee per gas higher than max fee per gas')
+})
+
+test('gasLimit 100,000,000: over the EIP-7825 cap, which geth checks before the block gas limit', async () => {
+  const fees = await currentFees()
+  assert.ok(fees.maxFeePerGas * 100_000_000n <= parseEther('1'), 'fees too high to stay under the 1 ether fee cap')
+  const raw = await signTransfer(DEV_KEYS[3], { gasLimit: 100_000_000n })
+  const expected =
+    fees.gasLimit < MAX_TX_GAS ? 'exceeds block gas limit' : `transaction gas limit too high (cap: ${MAX_TX_GAS}, tx: 100000000)`
+  assertError(await sendRaw(raw), -32000, expected)
+})
+
+test('exceeds block gas limit (gas just above the block gas limit)', async (t) => {
+  const fees = await currentFees()
+  if (fees.gasLimit >= MAX_TX_GAS) {
+    t.skip(`block gas limit ${fees.gasLimit} >= 2^24: any tx above it hits the EIP-7825 cap first`)
+    return
+  }
+  const raw = await signTransfer(DEV_KEYS[3], { gasLimit: fees.gasLimit + 1n })
+  assertError(await sendRaw(raw), -32000, 'exceeds block gas limit')
+})
+
+test('invalid chain id for signer (signed for chain 1)', async () => {
+  const raw = await signTransfer(DEV_KEYS[3], { chainId: 1 })
+  // geth's pool wraps the signer error as "invalid sender: ..."; both wordings carry geth's sentinel text.
+  assertError(await sendRaw(raw), -32000, /^(invalid sender: )?invalid chain id for signer: have 1 want 24589$/)
+})
+
+test('only replay-protected (EIP-155) transactions', async () => {
+  const fees = await currentFees()
+  const wallet = new Wallet(DEV_KEYS[3])
+  const raw = await wallet.signTransaction({
+    type: 0,
+    chainId: 0n,
+    nonce: await nextNonce(wallet.address),
+    to: DEV_ADDRESSES[9],
+    value: 1n,
+    gasLimit: 21000n,
+    gasPrice: fees.maxFeePerGas,
+  })
+  assertError(await sendRaw(raw), -32000, 'only replay-protected (EIP-155) transactions allowed over RPC')
+})
+
+test('nonce too high (next + 1000)', async () => {
+  const next = await nextNonce(DEV_ADDRESSES[3])
+  const raw = await signTransfer(DEV_KEYS[3], { nonce: next + 1000 })
+  assertError(await sendRaw(raw), -32000, new RegExp(`^nonce too high: tx nonce ${next + 1000}, gapped nonce \\d+$`))
+})
+
+test('tx fee exceeds the configured cap (21000 gas * 100,000 gwei = 2.1 ether)', async () => {
+  const raw = await signTransfer(DEV_KEYS[3], { maxFeePerGas: parseUnits('100000', 'gwei'), maxPriorityFeePerGas: GWEI })
+  assertError(await sendRaw(raw), -32000, 'tx fee (2.10 ether) exceeds the configured cap (1.00 ether)')
+})
+
+test('max fee per gas less than block base fee', async (t) => {
+  const { baseFee } = await currentFees()
+  if (baseFee <= 1n) {
+    t.skip(`base fee is ${baseFee}: no fee cap can sit below it`)
+    return
+  }
+  const feeCapTooLow = new RegExp(
+    `^max fee per gas less than block base fee: address ${DEV_ADDRESSES[5]}, maxFeePerGas: 1, baseFee: \\d+$`,
+  )
+  // eth_call/eth_estimateGas with explicit fees run geth's state-transition pre-check.
+  const call = await rpc(node.url, 'eth_call', [
+    { from: DEV_ADDRESSES[5], to: DEV_ADDRESSES[9], value: '0x1', maxFeePerGas: '0x1', maxPriorityFeePerGas: '0x1' },
+    'latest',
+  ])
+  assertError(call, -32000, feeCapTooLow)
+  // geth's pool admits such a tx and parks it until the base fee falls; a node may also refuse it, but
+  // then in geth's words. Either way it must not be mined while the base fee stays above its fee cap.
+  const raw = await signTransfer(DEV_KEYS[5], { maxFeePerGas: 1n, maxPriorityFeePerGas: 1n })
+  const sent = await sendRaw(raw)
+  if (sent.error !== undefined) {
+    assertError(sent, -32000, feeCapTooLow)
+  } else {
+    const head = BigInt(await rpcResult(node.url, 'eth_blockNumber', []))
+    await waitForBlock(node.url, head + 2n)
+    assert.equal(await rpcResult(node.url, 'eth_getTransactionReceipt', [sent.result]), null)
+  }
+})
+
+test('oversized data (200 KB of calldata)', async () => {
+  const raw = await signTransfer(DEV_KEYS[3], { data: `0x${'00'.repeat(200 * 1024)}`, gasLimit: 3_000_000n })
+  assertError(await sendRaw(raw), -32000, /^oversized data: transaction size \d+, limit \d+$/)
+  const [, size, limit] = /transaction size (\d+), limit (\d+)/.exec((await sendRaw(raw)).error.message)
+  assert.ok(Number(size) > Number(limit))
+  assert.equal(Number(size), (raw.length - 2) / 2)
+})
+
+test('none of the rejected transactions moved the nonce of account 3', async () => {
+  assert.equal(await nextNonce(DEV_ADDRESSES[3]), 0)
+})

@@ -1,0 +1,169 @@
+// The call engine against a real chain database: calls never write, estimates follow geth, the gas caps
+// hold, and the revert-proof read caches keep answers right (overrides included).
+
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { hexToBytes } from '@ethereumjs/util'
+import { Interface } from 'ethers'
+import { ExecEngine } from '../../dist/exec/engine.js'
+import { compile } from '../helpers/contracts.js'
+import { deploy, openTempChain } from '../../bench/lib/temp-chain.js'
+
+const LOOP_CODE = hexToBytes('0x5b600056') // JUMPDEST PUSH1 0 JUMP: runs until it is out of gas
+const STRANGER = '0x00000000000000000000000000000000deadbeef'
+const RECIPIENT = '0x1111111111111111111111111111111111111111'
+
+let chain
+let engine
+let token
+let reverter
+let alice
+const tokenAbi = new Interface(compile().Token.abi)
+const reverterAbi = new Interface(compile().Reverter.abi)
+
+const transferData = (to, amount) => hexToBytes(tokenAbi.encodeFunctionData('transfer', [to, amount]))
+const balanceOfData = (who) => hexToBytes(tokenAbi.encodeFunctionData('balanceOf', [who]))
+
+function task(kind, args, extra = {}) {
+  return { kind, block: chain.headExecBlock(), args, ...extra }
+}
+
+async function balanceOf(who, extra) {
+  const r = await engine.run(task('call', { to: token, data: balanceOfData(who) }, extra))
+  assert.equal(r.ok, true, JSON.stringify(r, (_k, v) => (typeof v === "bigint" ? v.toString() : v)))
+  return BigInt(r.returnData)
+}
+
+before(async () => {
+  const { Token, Reverter } = compile()
+  chain = await openTempChain()
+  alice = chain.dev[0].address
+  token = await deploy(chain, Token.bytecode)
+  reverter = await deploy(chain, Reverter.bytecode)
+  engine = new ExecEngine(chain.common, chain.level, { gasCap: 50_000_000n, timeoutMs: 5000 })
+})
+
+after(async () => {
+  await chain?.close()
+})
+
+describe('a call never writes to the database', () => {
+  test('state-changing calls, estimates and overrides leave writesAttempted at 0 and state unchanged', async () => {
+    const before = await balanceOf(alice)
+    assert.equal(before, 1_000_000n * 10n ** 18n)
+    const call = await engine.run(task('call', { from: alice, to: token, data: transferData(RECIPIENT, 5n) }))
+    assert.deepEqual(call, { ok: true, kind: 'call', returnData: `0x${'00'.repeat(31)}01` })
+    const est = await engine.run(task('estimateGas', { from: alice, to: token, data: transferData(RECIPIENT, 5n) }))
+    assert.equal(est.ok, true)
+    // a stranger with an overridden balance and a contract replaced by a loop through overrides
+    const overridden = await engine.run(
+      task('call', { from: STRANGER, to: token, data: transferData(RECIPIENT, 7n), value: 0n }, {
+        stateOverrides: {
+          [STRANGER]: { balance: 10n ** 20n, nonce: 5n },
+          [token]: { stateDiff: {} },
+        },
+      }),
+    )
+    assert.equal(overridden.ok, false) // ERC20InsufficientBalance: the stranger holds no tokens
+    assert.equal(overridden.error.code, 3)
+    const created = await engine.run(task('call', { from: alice, to: null, data: hexToBytes(compile().Storage.bytecode) }))
+    assert.equal(created.ok, true)
+    const accessList = await engine.run(task('createAccessList', { from: alice, to: token, data: transferData(RECIPIENT, 5n) }))
+    assert.equal(accessList.ok, true)
+    assert.equal(engine.writesAttempted, 0)
+    assert.equal(await balanceOf(alice), before)
+    assert.equal(await balanceOf(RECIPIENT), 0n)
+  })
+})
+
+describe('eth_estimateGas follows geth', () => {
+  test('an ERC20 transfer estimate is enough and close to the gas the mined transfer used', async () => {
+    const r = await engine.run(task('estimateGas', { from: alice, to: token, data: transferData(RECIPIENT, 10n ** 18n) }))
+    assert.equal(r.ok, true, JSON.stringify(r, (_k, v) => (typeof v === "bigint" ? v.toString() : v)))
+    const estimate = r.gas
+    const raw = chain.sign(chain.dev[0].key, { to: hexToBytes(token), data: transferData(RECIPIENT, 10n ** 18n), gasLimit: estimate })
+    await chain.submit(raw)
+    await chain.sealBlock()
+    const used = chain.head.gasUsed // the only tx of the block
+    assert.equal(await balanceOf(RECIPIENT), 10n ** 18n, 'the transfer with the estimated gas succeeded')
+    assert.ok(estimate >= used, `estimate ${estimate} >= used ${used}`)
+    assert.ok(estimate <= (used * 103n) / 100n + 2300n, `estimate ${estimate} close to used ${used}`)
+  })
+
+  test('a plain transfer is exactly 21000', async () => {
+    const r = await engine.run(task('estimateGas', { from: alice, to: RECIPIENT, value: 1n }))
+    assert.deepEqual(r, { ok: true, kind: 'estimateGas', gas: 21000n })
+  })
+
+  test('a reverting call answers code 3 with the revert data', async () => {
+    const data = hexToBytes(reverterAbi.encodeFunctionData('failRequire', []))
+    const r = await engine.run(task('estimateGas', { from: alice, to: reverter, data }))
+    assert.equal(r.ok, false)
+    assert.equal(r.error.code, 3)
+    assert.equal(r.error.message, 'execution reverted: nope')
+    assert.match(r.error.data, /^0x08c379a0/)
+  })
+
+  test('a gas limit below what the call needs: gas required exceeds allowance (N)', async () => {
+    const r = await engine.run(task('estimateGas', { from: alice, to: token, data: transferData(RECIPIENT, 1n), gas: 30_000n }))
+    assert.equal(r.ok, false)
+    assert.equal(r.error.code, -32000)
+    assert.equal(r.error.message, 'gas required exceeds allowance (30000)')
+  })
+
+  test('a call that never ends runs into the Osaka per-transaction cap (2^24)', async () => {
+    const r = await engine.run(task('estimateGas', { from: alice, to: STRANGER }, { stateOverrides: { [STRANGER]: { code: LOOP_CODE } } }))
+    assert.equal(r.ok, false)
+    assert.equal(r.error.message, `gas required exceeds allowance (${1n << 24n})`)
+  })
+
+  test('the RPC gas cap bounds calls and estimates', async () => {
+    const capped = new ExecEngine(chain.common, chain.level, { gasCap: 100_000n, timeoutMs: 5000 })
+    const overrides = { stateOverrides: { [STRANGER]: { code: LOOP_CODE } } }
+    const call = await capped.run(task('call', { from: alice, to: STRANGER, gas: 10_000_000n }, overrides))
+    assert.equal(call.ok, false)
+    assert.equal(call.error.message, 'out of gas')
+    const est = await capped.run(task('estimateGas', { from: alice, to: STRANGER }, overrides))
+    assert.equal(est.ok, false)
+    assert.equal(est.error.message, 'gas required exceeds allowance (100000)')
+    assert.equal(capped.writesAttempted, 0)
+  })
+})
+
+describe('the read caches survive the revert and stay right', () => {
+  test('a repeated call reads no storage slot from the trie', async () => {
+    await balanceOf(alice)
+    const before = engine.readCacheStats.slotMisses
+    await balanceOf(alice)
+    await balanceOf(alice)
+    assert.equal(engine.readCacheStats.slotMisses, before)
+  })
+
+  test('slot entries stay valid across a block that did not touch the contract', async () => {
+    const balance = await balanceOf(alice)
+    await chain.submit(chain.sign(chain.dev[1].key, { to: hexToBytes(RECIPIENT), value: 1n, gasLimit: 21_000n }))
+    await chain.sealBlock()
+    const misses = engine.readCacheStats.slotMisses
+    assert.equal(await balanceOf(alice), balance)
+    assert.equal(engine.readCacheStats.slotMisses, misses)
+  })
+
+  test('a block that changes the contract is seen at the new head', async () => {
+    const before = await balanceOf(RECIPIENT)
+    await chain.submit(chain.sign(chain.dev[0].key, { to: hexToBytes(token), data: transferData(RECIPIENT, 3n) }))
+    await chain.sealBlock()
+    assert.equal(await balanceOf(RECIPIENT), before + 3n)
+  })
+
+  test('overrides apply to one call only, over cached reads', async () => {
+    const real = await balanceOf(alice)
+    // the whole storage replaced: alice holds nothing in this call
+    assert.equal(await balanceOf(alice, { stateOverrides: { [token]: { state: {} } } }), 0n)
+    // mapping slot 0: _balances[alice] lives at keccak(alice . 0)
+    const { keccak256, AbiCoder } = await import('ethers')
+    const slot = keccak256(AbiCoder.defaultAbiCoder().encode(['address', 'uint256'], [alice, 0]))
+    assert.equal(await balanceOf(alice, { stateOverrides: { [token]: { stateDiff: { [slot]: '0x2a' } } } }), 42n)
+    assert.equal(await balanceOf(alice), real)
+    assert.equal(engine.writesAttempted, 0)
+  })
+})

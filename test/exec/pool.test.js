@@ -1,0 +1,116 @@
+// The call pool: runaway calls are stopped and their worker recycled without hurting other calls,
+// calls waiting together travel as one piscina task, the queue is bounded.
+
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { hexToBytes } from '@ethereumjs/util'
+import { Interface } from 'ethers'
+import { ExecPool, goDuration } from '../../dist/exec/pool.js'
+import { compile } from '../helpers/contracts.js'
+import { deploy, openTempChain } from '../../bench/lib/temp-chain.js'
+
+// JUMPDEST PUSH1 32 PUSH1 0 KECCAK256 POP PUSH1 0 JUMP: ~1.3 s before it runs out of 2^24 gas
+const LOOP_CODE = hexToBytes('0x5b6020600020505b600056')
+const LOOPER = '0x00000000000000000000000000000000000100f1'
+
+let chain
+let token
+const tokenAbi = new Interface(compile().Token.abi)
+
+function balanceTask(who) {
+  return { kind: 'call', block: chain.headExecBlock(), args: { to: token, data: hexToBytes(tokenAbi.encodeFunctionData('balanceOf', [who])) } }
+}
+function loopTask() {
+  return { kind: 'call', block: chain.headExecBlock(), args: { to: LOOPER }, stateOverrides: { [LOOPER]: { code: LOOP_CODE } } }
+}
+function openPool(opts = {}, timeoutMs = 1000) {
+  return new ExecPool({ dataDir: chain.dir, genesis: chain.genesis, limits: { gasCap: 50_000_000n, timeoutMs } }, { workers: 1, ...opts })
+}
+
+before(async () => {
+  chain = await openTempChain()
+  token = await deploy(chain, compile().Token.bytecode)
+})
+
+after(async () => {
+  await chain?.close()
+})
+
+test('geth prints its timeout as a Go duration', () => {
+  assert.equal(goDuration(5000), '5s')
+  assert.equal(goDuration(300), '300ms')
+  assert.equal(goDuration(1500), '1.5s')
+  assert.equal(goDuration(90_000), '1m30s')
+})
+
+describe('a runaway call', () => {
+  let pool
+  before(() => {
+    pool = openPool({ workers: 2 }, 500)
+  })
+  after(async () => {
+    await pool.close()
+  })
+
+  test('is stopped with geth\'s timeout error while concurrent calls answer', async () => {
+    const alice = chain.dev[0].address
+    await Promise.all(Array.from({ length: 4 }, () => pool.run(balanceTask(alice)))) // workers warm
+    const started = Date.now()
+    const runaway = pool.run(loopTask())
+    runaway.catch(() => {})
+    const normal = Array.from({ length: 20 }, () => pool.run(balanceTask(alice)))
+    const results = await Promise.all(normal)
+    for (const r of results) assert.equal(r.ok && BigInt(r.returnData), 1_000_000n * 10n ** 18n)
+    await assert.rejects(runaway, (err) => {
+      assert.equal(err.code, -32000)
+      assert.equal(err.message, 'execution aborted (timeout = 500ms)')
+      return true
+    })
+    assert.ok(Date.now() - started < 5000, 'stopped near its limit, not when it ran out of gas')
+    assert.equal(pool.stats.timeouts >= 1, true)
+    // the pool still works (the worker was replaced)
+    const again = await pool.run(balanceTask(alice))
+    assert.equal(again.ok, true)
+  })
+
+  test('inside a batch: only the runaway call fails, its batch-mates are re-run and answer', async () => {
+    const alice = chain.dev[0].address
+    const tasks = [balanceTask(alice), loopTask(), balanceTask(alice), balanceTask(alice)]
+    const settled = await Promise.allSettled(tasks.map((t) => pool.run(t)))
+    assert.equal(settled[1].status, 'rejected')
+    assert.match(settled[1].reason.message, /^execution aborted \(timeout = 500ms\)$/)
+    for (const i of [0, 2, 3]) assert.equal(settled[i].status === 'fulfilled' && settled[i].value.ok, true)
+  })
+})
+
+describe('coalescing and the queue bound', () => {
+  test('calls submitted together share piscina tasks', async () => {
+    const pool = openPool({ workers: 1 }, 5000)
+    try {
+      await pool.run(balanceTask(chain.dev[0].address))
+      const tasksBefore = pool.stats.piscinaTasks
+      const results = await Promise.all(Array.from({ length: 100 }, (_, i) => pool.run(balanceTask(chain.dev[i % 10].address))))
+      assert.equal(results.every((r) => r.ok), true)
+      const used = pool.stats.piscinaTasks - tasksBefore
+      assert.ok(used <= 2, `100 calls took ${used} piscina tasks`)
+    } finally {
+      await pool.close()
+    }
+  })
+
+  test('a full queue answers -32005', async () => {
+    const pool = openPool({ workers: 1, maxQueue: 10, maxBatch: 1 }, 5000)
+    try {
+      const settled = await Promise.allSettled(Array.from({ length: 40 }, () => pool.run(balanceTask(chain.dev[0].address))))
+      const refused = settled.filter((s) => s.status === 'rejected')
+      assert.ok(refused.length >= 20, `${refused.length} refused`)
+      for (const r of refused) {
+        assert.equal(r.reason.code, -32005)
+        assert.equal(r.reason.message, 'call pool queue is full, retry later')
+      }
+      assert.ok(settled.some((s) => s.status === 'fulfilled' && s.value.ok))
+    } finally {
+      await pool.close()
+    }
+  })
+})
