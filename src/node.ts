@@ -159,6 +159,7 @@ export async function startNode(input: KeelConfig): Promise<RunningNode> {
     pendingByteLimit: config.wsSendBufferLimit,
     pendingTransactionJson: (hash) => pendingTransactionJson(producer, view, common, hash),
     onError: (err) => logger.error('subscription fan-out failed', { err }),
+    onNotified: metrics === null ? undefined : (kind, count) => metrics.ws.notified(kind, count),
   })
   dispatcher.registerAll(subscribeMethods(subscriptions))
   view.onHead((block) => subscriptions.publishBlock(block))

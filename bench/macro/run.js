@@ -8,7 +8,10 @@ async function wsScenario(node, duration) {
   const shared = new URL('./ws.js', import.meta.url)
   if (existsSync(shared)) {
     const mod = await import(shared.href)
-    if (typeof mod.chainIdRoundTrips === 'function') return mod.chainIdRoundTrips(node.wsUrl, duration)
+    if (typeof mod.chainIdRoundTrips === 'function') {
+      const r = await mod.chainIdRoundTrips(node.wsUrl, { durationMs: duration * 1000 })
+      return { value: r.perSecond, unit: 'req/s', calls: r.requests, errors: r.errors }
+    }
   }
   return wsRoundTrips(node.wsUrl, duration)
 }

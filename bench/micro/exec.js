@@ -6,7 +6,6 @@ import { hexToBytes } from '@ethereumjs/util'
 import { Interface } from 'ethers'
 import { ExecEngine } from '../../dist/exec/engine.js'
 import { ExecPool } from '../../dist/exec/pool.js'
-import { StateReader } from '../../dist/exec/state-reader.js'
 import { compile } from '../../test/helpers/contracts.js'
 import { deploy, openTempChain } from '../lib/temp-chain.js'
 import { row } from './rpc.js'
@@ -51,8 +50,6 @@ export async function run({ time, quick }) {
     })
   await bench.run()
   const rows = bench.tasks.map(row)
-  const reader = new StateReader(chain.common, chain.level)
-  void reader
 
   // the pool: 2000 calls submitted at once, vs. awaited one by one (one piscina task each)
   const pool = new ExecPool({ dataDir: chain.dir, genesis: chain.genesis, limits }, { workers: 1 })

@@ -30,6 +30,8 @@ export interface SubscriptionManagerOptions {
   pendingTransactionJson(hash: string): Promise<string | null>
   /** Reports an unexpected failure of the asynchronous part of the fan-out. */
   onError?(err: unknown): void
+  /** Counts notifications handed to connections, by subscription kind (for metrics). */
+  onNotified?(kind: 'newHeads' | 'logs' | 'newPendingTransactions', count: number): void
 }
 
 export interface SubscriptionStats {
@@ -196,8 +198,10 @@ export class SubscriptionManager {
     if (this.heads.size > 0) {
       const payload = headerJson(block)
       for (const sub of this.heads) this.deliver(sub, payload)
+      this.options.onNotified?.('newHeads', this.heads.size)
     }
     if (this.logGroups.size === 0) return
+    let logNotifications = 0
     const bloom = block.header.logsBloom
     const matched = this.matched
     for (const group of this.logGroups.values()) {
@@ -207,9 +211,11 @@ export class SubscriptionManager {
       for (let i = 0; i < matched.length; i++) {
         const payload = matchedLogJson(matched[i]!)
         for (const sub of group.members) this.deliver(sub, payload)
+        logNotifications += group.members.size
       }
     }
     matched.length = 0
+    if (logNotifications > 0) this.options.onNotified?.('logs', logNotifications)
   }
 
   /** Hashes just added to the pool, in pool order. */
@@ -219,6 +225,7 @@ export class SubscriptionManager {
         const payload = '"' + hash + '"'
         for (const sub of this.pendingHashes) this.deliver(sub, payload)
       }
+      this.options.onNotified?.('newPendingTransactions', hashes.length * this.pendingHashes.size)
     }
     if (this.pendingFull.size === 0) return
     // Lookups run in parallel; deliveries stay in arrival order through one queue.
@@ -229,6 +236,7 @@ export class SubscriptionManager {
           const payload = await lookup
           if (payload === null) continue
           for (const sub of this.pendingFull) this.deliver(sub, payload)
+          this.options.onNotified?.('newPendingTransactions', this.pendingFull.size)
         }
       })
       .catch((err: unknown) => this.options.onError?.(err))

@@ -15,7 +15,7 @@ const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const run = promisify(execFile)
 
 const CLIENT = `
-import { JsonRpcProvider, WebSocketProvider, Wallet } from 'ethers'
+import { JsonRpcProvider, WebSocketProvider, Wallet } from '${import.meta.resolve('ethers')}'
 const [url, wsUrl, key] = process.argv.slice(2)
 const http = new JsonRpcProvider(url, 24589, { staticNetwork: true })
 const wallet = new Wallet(key, http)

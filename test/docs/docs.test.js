@@ -1,0 +1,168 @@
+// The user and operator guides cannot rot: every fenced block is extracted and exercised.
+//   ```sh test      run with bash (keel = this checkout) in a folder whose ./data is a running node's
+//   ```js test      run as an ES module against the same node, PRIVATE_KEY = a freshly credited key
+//   ```json metamask, ```js hardhat, ```sh foundry, ```sh deploy
+//                   checked for content (MetaMask, Hardhat, Foundry, Docker, kubectl are not installed)
+//   ```text         sample output, not run
+// Blocks run in document order; the node is started without --dev, so operator.key exists.
+
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFile, execFileSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import vm from 'node:vm'
+import { Wallet } from 'ethers'
+import { OPTIONS_BY_FLAG } from '../../dist/config/options.js'
+import { startNode } from '../helpers/node.js'
+import { keelCli, repoRoot } from '../helpers/keel-cli.js'
+
+const DOCS = ['docs/user-guide.md', 'docs/operator-guide.md']
+const LOCAL_HTTP = 'http://127.0.0.1:8545'
+const LOCAL_WS = 'ws://127.0.0.1:8545'
+const KNOWN_TAGS = new Set(['sh test', 'js test', 'json metamask', 'js hardhat', 'sh foundry', 'sh deploy', 'text'])
+
+/** Fenced blocks of a markdown file: { tag, code, line }. */
+export function fencedBlocks(markdown) {
+  const blocks = []
+  const lines = markdown.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(.*)$/.exec(lines[i])
+    if (!open) continue
+    const start = i
+    const body = []
+    for (i++; i < lines.length && lines[i] !== '```'; i++) body.push(lines[i])
+    blocks.push({ tag: open[1].trim(), code: body.join('\n'), line: start + 1 })
+  }
+  return blocks
+}
+
+let work
+let node
+let privateKey
+const snippetDir = join(repoRoot, 'test', 'docs', '.snippets')
+
+function run(file, args, options) {
+  return new Promise((resolve) => {
+    execFile(file, args, { timeout: 120_000, ...options }, (err, stdout, stderr) => resolve({ code: err ? (err.code ?? 1) : 0, stdout, stderr }))
+  })
+}
+
+/** The guides' local URLs point at the test node; a `keel credit` relying on the default --rpc gets the node's URL. */
+const local = (code) =>
+  code
+    .replaceAll(LOCAL_HTTP, node.url)
+    .replaceAll(LOCAL_WS, node.wsUrl)
+    .split('\n')
+    .map((line) => (/^keel credit /.test(line) && !line.includes('--rpc') ? `${line} --rpc ${node.url}` : line))
+    .join('\n')
+
+before(async () => {
+  work = mkdtempSync(join(tmpdir(), 'keel-docs-'))
+  node = await startNode({ dataDir: join(work, 'data'), dev: false, blockTime: 0, args: ['--metrics-port', '0'] })
+  // a shim so that the guides' `keel ...` lines run this checkout
+  mkdirSync(join(work, 'bin'))
+  writeFileSync(join(work, 'bin', 'keel'), `#!/bin/sh\nexec "${process.execPath}" "${join(repoRoot, 'bin', 'keel.js')}" "$@"\n`)
+  chmodSync(join(work, 'bin', 'keel'), 0o755)
+  // the genesis.json that the operator guide's `keel init --genesis genesis.json` reads
+  writeFileSync(join(work, 'genesis.json'), readFileSync(join(node.dataDir, 'genesis.json')))
+  // the user guide's PRIVATE_KEY: a new account, credited by the operator
+  const user = Wallet.createRandom()
+  privateKey = user.privateKey
+  const credited = await keelCli(['credit', user.address, '5', '--rpc', node.url, '--data-dir', node.dataDir])
+  assert.equal(credited.code, 0, credited.stderr)
+  mkdirSync(snippetDir, { recursive: true })
+})
+
+after(async () => {
+  await node?.stop()
+  rmSync(work, { recursive: true, force: true })
+  rmSync(snippetDir, { recursive: true, force: true })
+})
+
+const checks = {
+  async 'sh test'(block) {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('KEEL_')))
+    env.PATH = `${join(work, 'bin')}:${env.PATH}`
+    const result = await run('bash', ['-e', '-o', 'pipefail', '-c', local(block.code)], { cwd: work, env })
+    assert.equal(result.code, 0, `exit ${result.code}\n${result.stderr}${result.stdout}`)
+    if (block.code.includes('eth_chainId')) assert.equal(JSON.parse(result.stdout).result, '0x600d')
+    if (block.code.includes('admin_dbStats')) assert.match(JSON.parse(result.stdout).result.head.hash, /^0x[0-9a-f]{64}$/)
+    return result
+  },
+  async 'js test'(block, index) {
+    const file = join(snippetDir, `snippet-${index}.mjs`)
+    writeFileSync(file, local(block.code))
+    const result = await run(process.execPath, [file], { env: { ...process.env, PRIVATE_KEY: privateKey }, timeout: 60_000 })
+    assert.equal(result.code, 0, `exit ${result.code}\n${result.stderr}${result.stdout}`)
+    if (block.code.includes('getNetwork') || block.code.includes('getChainId')) assert.match(result.stdout, /^chain 24589n?$/m)
+    if (block.code.includes('receipt')) assert.match(result.stdout, /status (1|success)$/m)
+  },
+  'json metamask'(block) {
+    const params = JSON.parse(block.code)
+    assert.equal(params.chainId, '0x600d')
+    assert.equal(Number(params.chainId), 24589)
+    assert.equal(params.nativeCurrency.decimals, 18)
+    assert.match(params.nativeCurrency.symbol, /^[A-Z0-9]{2,6}$/)
+    assert.equal(params.rpcUrls[0], LOCAL_HTTP)
+  },
+  'js hardhat'(block) {
+    const sandbox = { module: { exports: {} }, process: { env: { PRIVATE_KEY: privateKey } } }
+    vm.runInNewContext(block.code, sandbox)
+    const keel = sandbox.module.exports.networks.keel
+    assert.equal(keel.chainId, 24589)
+    assert.equal(keel.url, LOCAL_HTTP)
+    assert.deepEqual([...keel.accounts], [privateKey])
+  },
+  'sh foundry'(block) {
+    const lines = block.code.split('\n').filter((l) => l.trim() !== '')
+    for (const line of lines) {
+      assert.match(line, /^(forge|cast) /)
+      assert.ok(line.includes(`--rpc-url ${LOCAL_HTTP}`), line)
+      if (line.startsWith('forge ')) assert.ok(line.includes('--chain 24589'), line)
+    }
+    let cast
+    try {
+      cast = execFileSync('sh', ['-c', 'command -v cast'], { encoding: 'utf8' }).trim()
+    } catch {
+      return
+    }
+    assert.equal(execFileSync(cast, ['chain-id', '--rpc-url', node.url], { encoding: 'utf8' }).trim(), '24589')
+  },
+  'sh deploy'(block) {
+    for (const line of block.code.split('\n').filter((l) => l.trim() !== '')) {
+      assert.match(line, /^(docker|kubectl|haproxy|keel) /, line)
+      for (const [path] of line.matchAll(/deploy\/[\w./-]+/g)) assert.ok(existsSync(join(repoRoot, path)), `${path} exists`)
+      if (line.startsWith('keel start')) {
+        for (const [, flag] of line.matchAll(/--([a-z-]+)/g)) assert.ok(OPTIONS_BY_FLAG.has(flag), `--${flag} is an option of keel start`)
+      }
+      const inImage = /(?:exec keel|exec keel-0 --|exec keel) (keel .*)$/.exec(line)
+      if (inImage) assert.match(inImage[1], /^keel (credit|backup|db stats|account|restore|init)\b/)
+    }
+  },
+  text() {},
+}
+
+for (const doc of DOCS) {
+  const blocks = fencedBlocks(readFileSync(join(repoRoot, doc), 'utf8'))
+  test(`${doc}: every fenced block carries a known tag`, () => {
+    assert.ok(blocks.length > 0)
+    for (const block of blocks) assert.ok(KNOWN_TAGS.has(block.tag), `${doc}:${block.line}: unknown or missing tag "${block.tag}"`)
+  })
+  blocks.forEach((block, index) => {
+    if (block.tag === 'text') return
+    test(`${doc}:${block.line} (${block.tag})`, async () => {
+      await checks[block.tag](block, `${doc.replace(/\W/g, '_')}-${index}`)
+    })
+  })
+}
+
+test('the operator guide left what it promised: a backup, a restored chain, keystores, a second chain', () => {
+  assert.ok(existsSync(join(work, 'backups', 'first', 'keel-backup.json')))
+  const manifest = JSON.parse(readFileSync(join(work, 'backups', 'first', 'keel-backup.json'), 'utf8'))
+  assert.ok(existsSync(join(work, 'restored', 'chain')))
+  assert.match(manifest.head.hash, /^0x[0-9a-f]{64}$/)
+  assert.ok(existsSync(join(work, 'chain2', 'chain')))
+  assert.ok(existsSync(join(work, 'data', 'keystore')))
+})
