@@ -87,6 +87,8 @@ async function chainGenesis(config: KeelConfig): Promise<{ genesis: GethGenesis;
 export async function startNode(input: KeelConfig): Promise<RunningNode> {
   const { genesis, operatorAddress, created } = await chainGenesis(input)
   const config: KeelConfig = { ...input, chainId: genesis.config.chainId }
+  // Validated before any thread starts, so a bad access option fails the start cleanly.
+  const access = accessSetup(config, { head: () => view.head })
   // stdout: the few human lines scripts and tests parse; everything else is a JSON line on stderr.
   const log = (line: string) => {
     if (config.logLevel !== 'silent') process.stdout.write(`keel: ${line}\n`)
@@ -173,7 +175,6 @@ export async function startNode(input: KeelConfig): Promise<RunningNode> {
     wsMessageLimit: config.wsMessageLimit,
     wsSendBufferLimit: config.wsSendBufferLimit,
   }
-  const access = accessSetup(config, { head: () => view.head })
   const server = new RpcServer(observedEnvelope(dispatcher, limits, { rateLimiter: access.rateLimiter }, metrics, logger), {
     ...access.serverOptions,
     host: config.host,

@@ -30,7 +30,10 @@ export function request(url, options = {}) {
         res.on('end', () =>
           resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }),
         )
-        res.on('error', reject)
+        // The answer had started: anything cutting it short now is a truncated response.
+        const truncated = (err) => reject(Object.assign(err ?? new Error('response aborted'), { truncated: true }))
+        res.on('aborted', () => truncated())
+        res.on('error', truncated)
       },
     )
     req.on('timeout', () => req.destroy(new Error('request timed out')))
