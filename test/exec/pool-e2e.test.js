@@ -19,16 +19,17 @@ after(async () => {
 
 test('reads answer quickly while the pool is saturated; runaway calls get the timeout error', async () => {
   await rpc(node.url, 'eth_blockNumber')
-  const slow = Array.from({ length: 4 }, (_, i) => rpc(node.url, 'eth_call', loopCall(i)))
+  // One worker, four calls that each run until the 400 ms timeout: the pool stays busy for ~1.6 s.
+  let settled = 0
+  const slow = Array.from({ length: 4 }, (_, i) => rpc(node.url, 'eth_call', loopCall(i)).finally(() => settled++))
   await new Promise((resolve) => setTimeout(resolve, 50))
   for (let i = 0; i < 5; i++) {
-    const started = performance.now()
     const [bn, bal] = await Promise.all([rpc(node.url, 'eth_blockNumber'), rpc(node.url, 'eth_getBalance', [DEV_ADDRESSES[0], 'latest'])])
-    const ms = performance.now() - started
     assert.match(bn.result, /^0x[0-9a-f]+$/)
     assert.match(bal.result, /^0x[0-9a-f]+$/)
-    assert.ok(ms < 200, `reads took ${ms.toFixed(1)} ms behind a busy pool`)
   }
+  // the reads did not queue behind the pool: they were all answered while runaway calls still ran
+  assert.ok(settled < 4, `reads were answered only after ${settled} of 4 pool calls had finished`)
   const answers = await Promise.all(slow)
   for (const a of answers) assert.deepEqual(a.error, { code: -32000, message: 'execution aborted (timeout = 400ms)' })
   const fine = await rpc(node.url, 'eth_estimateGas', [{ from: DEV_ADDRESSES[0], to: LOOPER, value: '0x1' }])
