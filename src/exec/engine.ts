@@ -52,6 +52,7 @@ type Outcome =
   | { kind: 'evmError'; result: RunTxResult; message: string }
 
 export class ExecEngine {
+  private readonly blocks = new Map<string, Block>()
   private readonly sessions = new Map<string, Session>()
   private queue: Promise<unknown> = Promise.resolve()
   private readonly reader: StateReader
@@ -139,13 +140,31 @@ export class ExecEngine {
 
   private blockFor(common: Common, task: ExecTask): Block {
     const b: ExecBlock = task.block
+    // A call that names no fee pays none (geth's NoBaseFee): run it against a zero base fee.
+    const args = task.args
+    const paysFee = (args.gasPrice ?? 0n) > 0n || (args.maxFeePerGas ?? 0n) > 0n
+    if (task.blockOverrides === undefined) {
+      // the same few blocks serve call after call: build each execution context once
+      const key = paysFee ? b.hash : `${b.hash}:nofee`
+      let block = this.blocks.get(key)
+      if (block === undefined) {
+        block = this.makeBlock(common, task, paysFee)
+        this.blocks.set(key, block)
+        if (this.blocks.size > 16) this.blocks.delete(this.blocks.keys().next().value as string)
+      } else {
+        common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp })
+      }
+      return block
+    }
+    return this.makeBlock(common, task, paysFee)
+  }
+
+  private makeBlock(common: Common, task: ExecTask, paysFee: boolean): Block {
+    const b: ExecBlock = task.block
     const o = task.blockOverrides ?? {}
     const timestamp = o.time ?? b.timestamp
     const number = o.number ?? b.number
     common.setHardforkBy({ blockNumber: number, timestamp })
-    // A call that names no fee pays none (geth's NoBaseFee): run it against a zero base fee.
-    const args = task.args
-    const paysFee = (args.gasPrice ?? 0n) > 0n || (args.maxFeePerGas ?? 0n) > 0n
     const baseFee = o.baseFeePerGas ?? (paysFee ? b.baseFeePerGas : 0n)
     const header = createBlockHeader(
       {
