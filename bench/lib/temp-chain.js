@@ -15,6 +15,7 @@ import { toWire } from '../../dist/chain/pooled-tx.js'
 import { loadConfig } from '../../dist/config/load.js'
 import { createChainCommon } from '../../dist/evm/common.js'
 import { loadFastCrypto } from '../../dist/evm/crypto.js'
+import { execBlockOf } from '../../dist/exec/exec-block.js'
 
 export const CHAIN_ID = 24589
 const ETHER = 10n ** 18n
@@ -115,18 +116,7 @@ export async function openTempChain(opts = {}) {
     },
     /** The ExecBlock of the head, as the RPC layer hands it to the call pool. */
     headExecBlock() {
-      const h = producer.headHeader
-      return {
-        number: h.number,
-        hash: bytesToHex(h.hash()),
-        parentHash: bytesToHex(h.parentHash),
-        timestamp: h.timestamp,
-        baseFeePerGas: h.baseFeePerGas ?? 0n,
-        gasLimit: h.gasLimit,
-        coinbase: bytesToHex(h.coinbase.bytes),
-        prevRandao: bytesToHex(h.mixHash),
-        stateRoot: bytesToHex(h.stateRoot),
-      }
+      return execBlockOf(producer.headHeader)
     },
     async close() {
       await producer.close()

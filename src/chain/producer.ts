@@ -20,12 +20,11 @@ import { buildBlock } from './builder.js'
 import type { BuiltBlock } from './builder.js'
 import type { HeadInfo, NewBlockEvent, PoolQuery, TxWire } from './messages.js'
 import { fromWire, toWire } from './pooled-tx.js'
-import type { PooledTx } from './pooled-tx.js'
 import { encodeReceipts } from './receipts.js'
 import type { ReceiptRecord } from './receipts.js'
 import type { ChainLevel } from './store/level.js'
 import { decodeHead, encodeHead, encodeNumber, encodeTxLookup, Keys } from './store/schema.js'
-import { NodeCache, ReadOnlyTrieDB, WritableTrieDB } from './store/state-db.js'
+import { createNodeCache, ReadOnlyTrieDB, WritableTrieDB } from './store/state-db.js'
 import type { LevelOp } from './store/state-db.js'
 import { GroupCommit } from './store/group-commit.js'
 import { TxPool } from './txpool.js'
@@ -107,7 +106,7 @@ export class Producer {
   ): Promise<Producer> {
     const crypto = await loadFastCrypto()
     const common = createChainCommon(genesis, crypto.customCrypto)
-    const nodeCache = new NodeCache(200_000)
+    const nodeCache = createNodeCache(200_000)
     const trieDb = new WritableTrieDB(level, nodeCache)
     const trie = await createMPT({ db: trieDb, useKeyHashing: true, common, valueEncoding: ValueEncoding.Bytes })
     const sm = new FixedMerkleStateManager({ trie, common, prefixStorageTrieKeys: true, caches: caches(100_000) })

@@ -15,6 +15,7 @@ import { decodeReceipts } from './receipts.js'
 import type { ReceiptRecord } from './receipts.js'
 import type { ChainLevel } from './store/level.js'
 import { decodeHead, decodeNumber, decodeTxLookup, Keys } from './store/schema.js'
+import { LruMap } from '../util/lru.js'
 
 export interface BlockRecord {
   number: bigint
@@ -69,29 +70,10 @@ class LoadedBlock implements BlockRecord {
   }
 }
 
-/** A small LRU of decoded blocks by number. */
-class BlockCache {
-  private readonly map = new Map<bigint, BlockRecord>()
-  constructor(private readonly max: number) {}
-  get(n: bigint): BlockRecord | undefined {
-    const b = this.map.get(n)
-    if (b !== undefined) {
-      this.map.delete(n)
-      this.map.set(n, b)
-    }
-    return b
-  }
-  set(b: BlockRecord): void {
-    this.map.delete(b.number)
-    this.map.set(b.number, b)
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as bigint)
-  }
-}
-
 export class ChainView {
   private headInfo: HeadInfo
   private headBlock: BlockRecord | undefined
-  private readonly cache = new BlockCache(512)
+  private readonly cache = new LruMap<bigint, BlockRecord>(512)
   private readonly headListeners: Array<(block: BlockRecord) => void> = []
 
   constructor(
@@ -121,7 +103,7 @@ export class ChainView {
       this.keccak,
       event.txHashes,
     )
-    this.cache.set(record)
+    this.cache.set(record.number, record)
     this.headInfo = event.head
     this.headBlock = record
     for (const listener of this.headListeners) listener(record)
@@ -160,7 +142,7 @@ export class ChainView {
       receiptsRlp,
       this.keccak,
     )
-    this.cache.set(record)
+    this.cache.set(record.number, record)
     return record
   }
 

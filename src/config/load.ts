@@ -18,6 +18,9 @@ import {
 import type { Option, OptionKey } from './options.js'
 import type { KeelConfig } from './types.js'
 
+/** KEEL_ variables that are not settings: the keystore passphrase of the operator commands. */
+const NON_OPTION_ENV: ReadonlySet<string> = new Set(['KEEL_PASSPHRASE'])
+
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message)
@@ -77,7 +80,7 @@ export function loadConfig(input: LoadConfigInput): KeelConfig {
   }
   if (input.onWarning) {
     for (const name of Object.keys(input.env)) {
-      if (name.startsWith('KEEL_') && name !== CONFIG_ENV && !OPTIONS_BY_ENV.has(name)) {
+      if (name.startsWith('KEEL_') && name !== CONFIG_ENV && !NON_OPTION_ENV.has(name) && !OPTIONS_BY_ENV.has(name)) {
         input.onWarning(`ignoring unknown environment variable ${name}`)
       }
     }

@@ -220,6 +220,10 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
     flag: 'rate-limit-allow-list', env: 'KEEL_RATE_LIMIT_ALLOW_LIST', group: 'Access', type: 'string', metavar: 'LIST', optional: true,
     default: undefined, help: 'CIDRs or key:NAME entries with their own limit, e.g. "10.0.0.0/8=1000,key:abc=5000"',
   },
+  rateLimitCosts: {
+    flag: 'rate-limit-costs', env: 'KEEL_RATE_LIMIT_COSTS', group: 'Access', type: 'string', metavar: 'LIST', optional: true,
+    default: undefined, defaultText: 'built-in weights', help: 'per-method costs, e.g. "eth_call=8,eth_getLogs=20" (others keep their weight)',
+  },
   trustedProxies: {
     flag: 'trusted-proxies', env: 'KEEL_TRUSTED_PROXIES', group: 'Access', type: 'string', metavar: 'CIDRS', optional: true,
     default: undefined, defaultText: 'none', help: 'load balancers (CIDRs) whose X-Forwarded-For / Forwarded headers are trusted',

@@ -59,6 +59,8 @@ export interface KeelConfig {
   rateBurst: number | undefined
   /** Comma-separated CIDRs or API keys with their own limit, e.g. "10.0.0.0/8=1000,key:abc=5000". */
   rateLimitAllowList: string | undefined
+  /** Comma-separated METHOD=COST overrides of the per-method rate limit costs. */
+  rateLimitCosts: string | undefined
   /** Comma-separated CIDRs of load balancers whose X-Forwarded-For / Forwarded headers are trusted. */
   trustedProxies: string | undefined
   proxyProtocol: boolean

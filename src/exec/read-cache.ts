@@ -6,46 +6,19 @@
 //    entry stays right across blocks for every contract whose storage did not change;
 //  - code, keyed by code hash.
 
-export class BoundedMap<K, V> {
-  private readonly map = new Map<K, V>()
-  hits = 0
-  misses = 0
-
-  constructor(private readonly max: number) {}
-
-  get(key: K): V | undefined {
-    const value = this.map.get(key)
-    if (value === undefined) this.misses++
-    else this.hits++
-    return value
-  }
-
-  set(key: K, value: V): void {
-    if (this.max <= 0) return
-    if (this.map.size >= this.max && !this.map.has(key)) this.map.delete(this.map.keys().next().value as K)
-    this.map.set(key, value)
-  }
-
-  delete(key: K): void {
-    this.map.delete(key)
-  }
-
-  get size(): number {
-    return this.map.size
-  }
-}
+import { LruMap } from '../util/lru.js'
 
 /** Caches shared by every root a reader opens: both are content-addressed, so never stale. */
 export interface SharedReadCaches {
   /** storage root hex + slot hex (both unprefixed) -> the slot's value, leading zeros stripped */
-  slots: BoundedMap<string, Uint8Array>
+  slots: LruMap<string, Uint8Array>
   /** code hash hex (unprefixed) -> code */
-  code: BoundedMap<string, Uint8Array>
+  code: LruMap<string, Uint8Array>
 }
 
 export function sharedReadCaches(slots = 200_000, code = 2_000): SharedReadCaches {
-  return { slots: new BoundedMap(slots), code: new BoundedMap(code) }
+  return { slots: new LruMap(slots), code: new LruMap(code) }
 }
 
 /** Account RLP by unprefixed address hex at one state root; null = no account. */
-export type AccountReadCache = BoundedMap<string, Uint8Array | null>
+export type AccountReadCache = LruMap<string, Uint8Array | null>

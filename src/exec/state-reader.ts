@@ -8,9 +8,10 @@ import { createMPT } from '@ethereumjs/mpt'
 import { Caches, CacheType } from '@ethereumjs/statemanager'
 import { bytesToHex, ValueEncoding } from '@ethereumjs/util'
 import type { ChainLevel } from '../chain/store/level.js'
-import { NodeCache, ReadOnlyTrieDB } from '../chain/store/state-db.js'
+import { createNodeCache, ReadOnlyTrieDB } from '../chain/store/state-db.js'
 import { serverError } from '../rpc/errors.js'
-import { BoundedMap, sharedReadCaches } from './read-cache.js'
+import { sharedReadCaches } from './read-cache.js'
+import { LruMap } from '../util/lru.js'
 import type { SharedReadCaches } from './read-cache.js'
 import { ReadCachedStateManager } from './read-cached-sm.js'
 
@@ -37,7 +38,7 @@ export class StateReader {
     level: ChainLevel,
     opts: StateReaderOptions = {},
   ) {
-    this.trieDb = new ReadOnlyTrieDB(level, new NodeCache(opts.nodeCacheSize ?? 100_000))
+    this.trieDb = new ReadOnlyTrieDB(level, createNodeCache(opts.nodeCacheSize ?? 100_000))
     this.shared = sharedReadCaches(opts.slots ?? 200_000)
     this.maxOpenRoots = opts.maxOpenRoots ?? 8
     this.accountsPerRoot = opts.accountsPerRoot ?? 50_000
@@ -75,7 +76,7 @@ export class StateReader {
           code: { type: CacheType.ORDERED_MAP, size: 1_000 },
         }),
       },
-      new BoundedMap(this.accountsPerRoot),
+      new LruMap(this.accountsPerRoot),
       this.shared,
     )
   }

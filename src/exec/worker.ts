@@ -4,7 +4,7 @@
 import { join } from 'node:path'
 import { createBlockHeaderFromRLP } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
-import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { hexToBytes } from '@ethereumjs/util'
 import { workerData } from 'piscina'
 import { createChainCommon } from '../evm/common.js'
 import { loadFastCrypto } from '../evm/crypto.js'
@@ -12,7 +12,8 @@ import { openChainLevel } from '../chain/store/level.js'
 import type { ChainLevel } from '../chain/store/level.js'
 import { decodeHead, Keys } from '../chain/store/schema.js'
 import { ExecEngine } from './engine.js'
-import type { ExecBlock, ExecResult } from './types.js'
+import { execBlockOf } from './exec-block.js'
+import type { ExecResult } from './types.js'
 import type { ExecBatch, ExecPoolInit } from './pool.js'
 import { CallProgress } from './progress.js'
 
@@ -36,17 +37,7 @@ async function warmUp(engine: ExecEngine, common: Common, level: ChainLevel): Pr
   const headerRlp = await level.get(Keys.header(decodeHead(head).number))
   if (headerRlp === undefined) return
   const h = createBlockHeaderFromRLP(headerRlp, { common, setHardfork: true })
-  const block: ExecBlock = {
-    number: h.number,
-    hash: bytesToHex(h.hash()),
-    parentHash: bytesToHex(h.parentHash),
-    timestamp: h.timestamp,
-    baseFeePerGas: h.baseFeePerGas ?? 0n,
-    gasLimit: h.gasLimit,
-    coinbase: bytesToHex(h.coinbase.bytes),
-    prevRandao: bytesToHex(h.mixHash),
-    stateRoot: bytesToHex(h.stateRoot),
-  }
+  const block = execBlockOf(h)
   const looper = '0x000000000000000000000000000000000000beef'
   // a loop (SSTORE, SLOAD, KECCAK, JUMP) that runs out of gas: touches the interpreter, state and journal paths
   const code = hexToBytes('0x5b600160005401600055602060002050600056')

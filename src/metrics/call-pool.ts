@@ -2,29 +2,14 @@
 // per-call queue wait and per-task run time come from the pool's observer hook.
 
 import type { CollectableGauge, MetricsRegistry } from './registry.js'
+import type { ExecPoolObserver, ExecPoolStats } from '../exec/pool.js'
 
-/** What the metrics read from the pool: structurally ExecPool.stats. */
-export interface CallPoolStats {
-  workers: number
-  queued: number
-  running: number
-  calls: number
-  timeouts: number
-}
-
-/** Hook the pool calls as work moves through it; all durations in milliseconds. */
-export interface CallPoolObserver {
-  /** A call left the queue for a worker after waiting `waitMs`. */
-  onCallStarted(waitMs: number): void
-  /** A piscina task carrying `calls` calls finished (or failed) after running `runMs`. */
-  onTaskFinished(calls: number, runMs: number): void
-  /** A call was refused because the queue was full. */
-  onQueueFull(): void
-}
+/** What the metrics read from the pool. */
+export type CallPoolStats = Pick<ExecPoolStats, 'workers' | 'queued' | 'running' | 'calls' | 'timeouts'>
 
 const SECONDS_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
-export class CallPoolMetrics implements CallPoolObserver {
+export class CallPoolMetrics implements ExecPoolObserver {
   readonly queueLength: CollectableGauge
   readonly busyWorkers: CollectableGauge
   readonly workers: CollectableGauge

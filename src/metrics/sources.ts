@@ -2,7 +2,8 @@
 // component that owns it when Prometheus scrapes, so none of them costs anything between scrapes.
 
 import type { HeadInfo } from '../chain/messages.js'
-import type { CallPoolObserver, CallPoolStats } from './call-pool.js'
+import type { ExecPoolObserver } from '../exec/pool.js'
+import type { CallPoolStats } from './call-pool.js'
 import type { Metrics } from './metrics.js'
 import type { WsSources } from './ws.js'
 
@@ -10,7 +11,7 @@ export interface NodeSources {
   head(): HeadInfo
   txpoolStatus(): Promise<{ pending: number; queued: number }>
   /** Structurally ExecPool: its stats are read at scrape time, its observer is set to the metrics. */
-  callPool: { readonly stats: CallPoolStats; observer: CallPoolObserver | undefined }
+  callPool: { readonly stats: CallPoolStats; observer: ExecPoolObserver | undefined }
   ws?: WsSources
   /** The LevelDB folder of the chain. */
   databaseFolder: string

@@ -8,7 +8,7 @@ import { CidrSet } from './cidr.js'
 import { createClientIpResolver } from './client-ip.js'
 import { Health } from './health.js'
 import type { HeadClock } from './health.js'
-import { AllowList, RateLimiter, resolveRatePolicy } from './ratelimit.js'
+import { AllowList, parseMethodCosts, RateLimiter, resolveRatePolicy } from './ratelimit.js'
 import type { RpcServerOptions } from './server.js'
 
 export interface AccessSetup {
@@ -29,6 +29,7 @@ type AccessConfig = Pick<
   | 'rateLimit'
   | 'rateBurst'
   | 'rateLimitAllowList'
+  | 'rateLimitCosts'
   | 'trustedProxies'
   | 'proxyProtocol'
   | 'maxConnectionsPerIp'
@@ -41,6 +42,7 @@ type AccessConfig = Pick<
 export function accessSetup(config: AccessConfig, chain: HeadClock): AccessSetup {
   const trusted = parseOption('--trusted-proxies', () => CidrSet.parse(config.trustedProxies))
   const allowList = parseOption('--rate-limit-allow-list', () => AllowList.parse(config.rateLimitAllowList))
+  const methodCosts = parseOption('--rate-limit-costs', () => parseMethodCosts(config.rateLimitCosts))
   if (config.proxyProtocol && trusted.size === 0) {
     throw new ConfigError('--proxy-protocol needs --trusted-proxies: the PROXY header is only believed from those load balancers')
   }
@@ -58,7 +60,7 @@ export function accessSetup(config: AccessConfig, chain: HeadClock): AccessSetup
   const health = new Health(chain, config.readyMaxSecondsBehind)
   const tls = config.tlsCert !== undefined && config.tlsKey !== undefined ? { certFile: config.tlsCert, keyFile: config.tlsKey } : undefined
   return {
-    rateLimiter: new RateLimiter({ policy: resolveRatePolicy(config), allowList }),
+    rateLimiter: new RateLimiter({ policy: resolveRatePolicy(config), allowList, methodCosts }),
     health,
     serverOptions: {
       resolveClientIp: createClientIpResolver(trusted),

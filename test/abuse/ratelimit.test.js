@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test'
 import WebSocket from 'ws'
 import { CidrSet } from '../../dist/rpc/cidr.js'
 import { createClientIpResolver } from '../../dist/rpc/client-ip.js'
-import { AllowList, RateLimiter, apiKeyOf, resolveRatePolicy } from '../../dist/rpc/ratelimit.js'
+import { AllowList, RateLimiter, apiKeyOf, parseMethodCosts, resolveRatePolicy } from '../../dist/rpc/ratelimit.js'
 import { startNode } from '../helpers/node.js'
 import { call, request } from './http-client.js'
 
@@ -248,4 +248,14 @@ describe('a flooded node', () => {
     assert.equal(answers.get(99).result, '0x600d')
     ws.close()
   })
+})
+
+it('per-method costs are configurable (--rate-limit-costs) and bad entries are refused', () => {
+  const costs = parseMethodCosts('eth_call=8, eth_getLogs=20')
+  assert.deepEqual(costs, { eth_call: 8, eth_getLogs: 20 })
+  const limiter = new RateLimiter({ policy: { rate: 10, burst: 20 }, methodCosts: costs })
+  assert.equal(limiter.costOf('eth_call'), 8)
+  assert.equal(limiter.costOf('eth_blockNumber'), 1)
+  assert.throws(() => parseMethodCosts('eth_call'), /must be METHOD=COST/)
+  assert.throws(() => parseMethodCosts('eth_call=-1'), /must be METHOD=COST/)
 })

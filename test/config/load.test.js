@@ -63,6 +63,7 @@ test('defaults', () => {
     rateLimit: undefined,
     rateBurst: undefined,
     rateLimitAllowList: undefined,
+    rateLimitCosts: undefined,
     trustedProxies: undefined,
     proxyProtocol: false,
     maxConnectionsPerIp: 0,

@@ -2,6 +2,9 @@
 // (ethers, viem and web3.js match these strings). Regexes only stand in for numeric parts.
 
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import {
   AbiCoder,
@@ -284,15 +287,49 @@ test('gasLimit 100,000,000: over the EIP-7825 cap, which geth checks before the 
   assertError(await sendRaw(raw), -32000, expected)
 })
 
-test('exceeds block gas limit (gas just above the block gas limit)', async (t) => {
-  const fees = await currentFees()
-  if (fees.gasLimit >= MAX_TX_GAS) {
-    t.skip(`block gas limit ${fees.gasLimit} >= 2^24: any tx above it hits the EIP-7825 cap first`)
-    return
+test('exceeds block gas limit (a --genesis chain whose block gas limit is under 2^24)', async () => {
+  // The dev chain's 60M block gas limit sits above the EIP-7825 cap, so only a smaller chain can show this error.
+  const dir = mkdtempSync(join(tmpdir(), 'keel-e2e-genesis-'))
+  const genesisPath = join(dir, 'genesis.json')
+  writeFileSync(genesisPath, JSON.stringify(smallGasLimitGenesis(10_000_000n)))
+  const small = await startNode({ dev: false, args: ['--genesis', genesisPath] })
+  try {
+    const block = await rpcResult(small.url, 'eth_getBlockByNumber', ['latest', false])
+    assert.equal(BigInt(block.gasLimit) <= 10_000_000n, true, `block gas limit ${BigInt(block.gasLimit)}`)
+    const wallet = new Wallet(DEV_KEYS[0])
+    const raw = await wallet.signTransaction({
+      type: 2,
+      chainId: CHAIN_ID,
+      nonce: 0,
+      to: DEV_ADDRESSES[9],
+      value: 1n,
+      gasLimit: BigInt(block.gasLimit) + 1n,
+      maxFeePerGas: BigInt(block.baseFeePerGas) * 2n + GWEI,
+      maxPriorityFeePerGas: GWEI,
+    })
+    assertError(await rpc(small.url, 'eth_sendRawTransaction', [raw]), -32000, 'exceeds block gas limit')
+  } finally {
+    await small.stop()
+    rmSync(dir, { recursive: true, force: true })
   }
-  const raw = await signTransfer(DEV_KEYS[3], { gasLimit: fees.gasLimit + 1n })
-  assertError(await sendRaw(raw), -32000, 'exceeds block gas limit')
 })
+
+function smallGasLimitGenesis(gasLimit) {
+  const forksAtZero = ['homestead', 'eip150', 'eip155', 'eip158', 'byzantium', 'constantinople', 'petersburg', 'istanbul', 'berlin', 'london', 'mergeNetsplit']
+  const config = { chainId: CHAIN_ID, terminalTotalDifficulty: 0, terminalTotalDifficultyPassed: true }
+  for (const fork of forksAtZero) config[`${fork}Block`] = 0
+  for (const fork of ['shanghai', 'cancun', 'prague', 'osaka']) config[`${fork}Time`] = 0
+  return {
+    config,
+    nonce: '0x0',
+    timestamp: `0x${Math.floor(Date.now() / 1000).toString(16)}`,
+    extraData: '0x',
+    gasLimit: `0x${gasLimit.toString(16)}`,
+    difficulty: '0x0',
+    baseFeePerGas: `0x${GWEI.toString(16)}`,
+    alloc: { [DEV_ADDRESSES[0]]: { balance: `0x${parseEther('100').toString(16)}` } },
+  }
+}
 
 test('invalid chain id for signer (signed for chain 1)', async () => {
   const raw = await signTransfer(DEV_KEYS[3], { chainId: 1 })

@@ -33,7 +33,7 @@ const READY_TIMEOUT_MS = 20_000
 const STOP_TIMEOUT_MS = 20_000
 const LOG_TAIL_CHARS = 16_000
 
-/** Children still alive and temp dirs still owned, so a crashed test file leaves nothing behind. */
+/** Children still alive and temp dirs still owned, so a crashed or interrupted test file leaves nothing behind. */
 const liveChildren = new Set()
 const ownedDirs = new Set()
 process.on('exit', () => {
@@ -46,6 +46,10 @@ process.on('exit', () => {
   }
   for (const dir of ownedDirs) rmSync(dir, { recursive: true, force: true })
 })
+// 'exit' does not run when a signal ends the process (Ctrl-C, a runner's timeout): exit through it instead.
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
+  process.once(signal, () => process.exit(code))
+}
 
 /**
  * @typedef {object} NodeHandle
@@ -58,10 +62,13 @@ process.on('exit', () => {
  * @property {() => string} stdout   everything printed so far (tail)
  * @property {() => string} stderr   everything printed so far (tail)
  * @property {() => string | undefined} operatorAddress  from `keel: operator address 0x...`, if printed
+ * @property {{code: number | null, signal: string | null} | undefined} previousExit
+ *   how the process before a restart() ended (undefined for a first start)
  * @property {() => Promise<{code: number | null, signal: string | null}>} stop
  *   SIGTERM, wait for exit (SIGKILL after 20 s); removes the data dir if startNode created it.
  * @property {() => Promise<{code: number | null, signal: string | null}>} kill9  SIGKILL; keeps the data dir.
- * @property {() => Promise<NodeHandle>} restart  graceful stop (unless already exited), start on the same data dir.
+ * @property {(overrides?: {blockTime?: number, args?: string[]}) => Promise<NodeHandle>} restart
+ *   graceful stop (unless already exited), then start on the same data dir (same options unless overridden).
  */
 
 /**
@@ -94,10 +101,10 @@ function commandFor({ args, dev, blockTime, dataDir }) {
 }
 
 const readyPattern = target === 'anvil' ? /Listening on ([\d.]+):(\d+)/ : /^keel: listening on http:\/\/([\d.]+):(\d+)\s*$/m
-const operatorPattern = /^keel: operator address (0x[0-9a-fA-F]{40})\s*$/m
+const operatorPattern = /^keel: operator address (0x[0-9a-fA-F]{40})\b/m
 const metricsPattern = /^keel: metrics on (http:\/\/\S+\/metrics)\s*$/m
 
-function launch(spec) {
+function launch(spec, previousExit) {
   const { file, argv } = commandFor(spec)
   if (target === 'keel' && !existsSync(join(repoRoot, 'dist', 'cli', 'main.js'))) {
     return Promise.reject(new Error(`dist/cli/main.js is missing: build first (cd ${repoRoot} && npx tsc -p tsconfig.json)`))
@@ -152,12 +159,12 @@ function launch(spec) {
       clearTimeout(timer)
       const port = Number(ready[2])
       const metricsUrl = metricsPattern.exec(stdout)?.[1]
-      resolve(handle({ spec, proc, exited, port, host: ready[1], metricsUrl, logs: { stdout: () => stdout, stderr: () => stderr, operator: () => operator } }))
+      resolve(handle({ spec, proc, exited, port, host: ready[1], metricsUrl, previousExit, logs: { stdout: () => stdout, stderr: () => stderr, operator: () => operator } }))
     })
   })
 }
 
-function handle({ spec, proc, exited, port, host, metricsUrl, logs }) {
+function handle({ spec, proc, exited, port, host, metricsUrl, previousExit, logs }) {
   const stopProcess = async () => {
     if (proc.exitCode === null && proc.signalCode === null) {
       proc.kill('SIGTERM')
@@ -178,6 +185,7 @@ function handle({ spec, proc, exited, port, host, metricsUrl, logs }) {
     stdout: logs.stdout,
     stderr: logs.stderr,
     operatorAddress: logs.operator,
+    previousExit,
     async stop() {
       const result = await stopProcess()
       if (spec.ownsDataDir) {
@@ -190,9 +198,9 @@ function handle({ spec, proc, exited, port, host, metricsUrl, logs }) {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL')
       return exited
     },
-    async restart() {
-      await stopProcess()
-      return launch(spec)
+    async restart(overrides = {}) {
+      const previousExit = await stopProcess()
+      return launch({ ...spec, ...overrides }, previousExit)
     },
   }
 }

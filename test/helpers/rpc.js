@@ -35,6 +35,26 @@ export async function rpc(url, method, params = []) {
   return json
 }
 
+/**
+ * Sends `calls` ([method, params] pairs) as one JSON-RPC batch.
+ * @returns {Promise<unknown[]>} the results in call order; throws if any call failed.
+ */
+export async function rpcBatch(url, calls) {
+  if (calls.length === 0) return []
+  const first = nextId
+  nextId += calls.length
+  const body = calls.map(([method, params = []], i) => ({ jsonrpc: '2.0', id: first + i, method, params }))
+  const { status, text, json } = await rawPost(url, body)
+  if (!Array.isArray(json)) throw new Error(`batch: HTTP ${status}, not a JSON-RPC batch response: ${text.slice(0, 500)}`)
+  const byId = new Map(json.map((response) => [response.id, response]))
+  return calls.map(([method], i) => {
+    const response = byId.get(first + i)
+    if (response === undefined) throw new Error(`batch: no response for ${method} (id ${first + i})`)
+    if (response.error !== undefined) throw new Error(`${method} failed: ${response.error.code} ${response.error.message}`)
+    return response.result
+  })
+}
+
 /** The result of a successful call; throws an Error carrying code, message and data otherwise. */
 export async function rpcResult(url, method, params = []) {
   const response = await rpc(url, method, params)

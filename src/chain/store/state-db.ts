@@ -10,6 +10,7 @@ import { hexToBytes } from '@ethereumjs/util'
 import type { AbstractBatchOperation } from 'abstract-level'
 import type { ChainLevel } from './level.js'
 import { Prefix } from './schema.js'
+import { LruMap } from '../../util/lru.js'
 
 type TrieOp = BatchDBOp<string, Uint8Array>
 export type LevelOp = AbstractBatchOperation<ChainLevel, Uint8Array, Uint8Array>
@@ -22,28 +23,9 @@ export function trieKey(hexKey: string): Uint8Array {
   return key
 }
 
-/** A small LRU over trie nodes. Nodes are content-addressed, so one cache serves every state root. */
-export class NodeCache {
-  private readonly map = new Map<string, Uint8Array>()
-  constructor(private readonly max: number) {}
-  get(key: string): Uint8Array | undefined {
-    const value = this.map.get(key)
-    if (value !== undefined) {
-      this.map.delete(key)
-      this.map.set(key, value)
-    }
-    return value
-  }
-  set(key: string, value: Uint8Array): void {
-    if (this.max <= 0) return
-    this.map.delete(key)
-    this.map.set(key, value)
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string)
-  }
-  get size(): number {
-    return this.map.size
-  }
-}
+/** Trie nodes by key. Nodes are content-addressed, so one cache serves every state root. */
+export type NodeCache = LruMap<string, Uint8Array>
+export const createNodeCache = (max: number): NodeCache => new LruMap<string, Uint8Array>(max)
 
 abstract class LevelTrieDBBase implements DB<string, Uint8Array> {
   constructor(

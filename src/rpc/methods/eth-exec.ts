@@ -1,10 +1,10 @@
 // EVM execution without a transaction: eth_call, eth_estimateGas, eth_createAccessList. The work runs
 // in the call pool; this file only turns parameters into a task and a result into JSON.
 
-import { bytesToHex } from '@ethereumjs/util'
 import type { BlockRecord } from '../../chain/view.js'
 import { CallResultCache } from '../../exec/call-cache.js'
-import type { ExecBlock, ExecResult, ExecTask } from '../../exec/types.js'
+import { execBlockOf } from '../../exec/exec-block.js'
+import type { ExecResult, ExecTask } from '../../exec/types.js'
 import type { MethodHandler } from '../context.js'
 import { fromShape } from '../errors.js'
 import { quantity } from '../hex.js'
@@ -12,25 +12,11 @@ import * as p from '../params.js'
 import { resolveStateBlock } from './deps.js'
 import type { MethodDeps } from './deps.js'
 
-export function execBlockOf(block: BlockRecord): ExecBlock {
-  const h = block.header
-  return {
-    number: h.number,
-    hash: block.hash,
-    parentHash: bytesToHex(h.parentHash),
-    timestamp: h.timestamp,
-    baseFeePerGas: h.baseFeePerGas ?? 0n,
-    gasLimit: h.gasLimit,
-    coinbase: bytesToHex(h.coinbase.bytes),
-    prevRandao: bytesToHex(h.mixHash),
-    stateRoot: bytesToHex(h.stateRoot),
-  }
-}
 
 function toTask(kind: ExecTask['kind'], req: p.CallRequest, block: BlockRecord, so?: p.StateOverrides, bo?: p.BlockOverrides): ExecTask {
   const task: ExecTask = {
     kind,
-    block: execBlockOf(block),
+    block: execBlockOf(block.header, block.hash),
     args: {
       from: req.from,
       to: req.to,
