@@ -8,7 +8,7 @@ import type { LogCriteria, MatchedLog } from '../chain/logs.js'
 import { LogMatcher } from '../chain/logs.js'
 import type { BlockRecord } from '../chain/view.js'
 import { newId } from './filters.js'
-import { blockJson, logJson } from './methods/chain-json.js'
+import { blockJson, logJsonText } from './methods/chain-json.js'
 import type { WsRequestContext, WsSession } from './server.js'
 import { tooManySubscriptions } from './subscription-errors.js'
 
@@ -71,7 +71,6 @@ interface LogGroup {
 const NOTIFICATION_HEAD = '{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"'
 const NOTIFICATION_TAIL = '}}'
 const HEADER_MEMO = 'ws:header'
-const LOG_MEMO_PREFIX = 'ws:log:'
 const SYNCING_FALSE = 'false'
 /** Block-object fields geth's RPCMarshalHeader leaves out (they belong to the body). */
 const BODY_FIELDS = ['transactions', 'uncles', 'size', 'withdrawals'] as const
@@ -89,15 +88,6 @@ export function headerJson(block: BlockRecord): string {
   return json
 }
 
-function matchedLogJson(m: MatchedLog): string {
-  const key = LOG_MEMO_PREFIX + m.logIndex
-  let json = m.block.memo.get(key) as string | undefined
-  if (json === undefined) {
-    json = JSON.stringify(logJson(m))
-    m.block.memo.set(key, json)
-  }
-  return json
-}
 
 /**
  * Canonical form of log criteria, so that equivalent filters share one group: addresses and topic
@@ -209,7 +199,7 @@ export class SubscriptionManager {
       matched.length = 0
       group.matcher.matchBlock(block, matched)
       for (let i = 0; i < matched.length; i++) {
-        const payload = matchedLogJson(matched[i]!)
+        const payload = logJsonText(matched[i]!)
         for (const sub of group.members) this.deliver(sub, payload)
         logNotifications += group.members.size
       }

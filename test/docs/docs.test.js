@@ -1,4 +1,4 @@
-// The user and operator guides cannot rot: every fenced block is extracted and exercised.
+// README.md cannot rot: every fenced block of the user guide it is gets extracted and exercised.
 //   ```sh test      run with bash (keel = this checkout) in a folder whose ./data is a running node's
 //   ```js test      run as an ES module against the same node, PRIVATE_KEY = a freshly credited key
 //   ```json metamask, ```js hardhat, ```sh foundry, ```sh deploy
@@ -8,7 +8,7 @@
 
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile, execFileSync } from 'node:child_process'
+import { execFile, spawn, execFileSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,10 +18,10 @@ import { OPTIONS_BY_FLAG } from '../../dist/config/options.js'
 import { startNode } from '../helpers/node.js'
 import { keelCli, repoRoot } from '../helpers/keel-cli.js'
 
-const DOCS = ['docs/user-guide.md', 'docs/operator-guide.md']
+const DOCS = ['README.md']
 const LOCAL_HTTP = 'http://127.0.0.1:8545'
 const LOCAL_WS = 'ws://127.0.0.1:8545'
-const KNOWN_TAGS = new Set(['sh test', 'js test', 'json metamask', 'js hardhat', 'sh foundry', 'sh deploy', 'text'])
+const KNOWN_TAGS = new Set(['sh quickstart', 'sh test', 'js test', 'json metamask', 'js hardhat', 'sh foundry', 'sh deploy', 'text'])
 
 /** Fenced blocks of a markdown file: { tag, code, line }. */
 export function fencedBlocks(markdown) {
@@ -82,6 +82,41 @@ after(async () => {
 })
 
 const checks = {
+  /** README's first two commands: `npm ci && npm start` really starts a node; `npm test` is what CI runs. */
+  async 'sh quickstart'(block) {
+    const commands = block.code.split('\n').map((l) => l.replace(/#.*$/, '').trim()).filter(Boolean)
+    assert.deepEqual(commands, ['npm ci && npm start', 'npm ci && npm test'])
+    assert.match(readFileSync(join(repoRoot, '.ci', 'run'), 'utf8'), /^npm test$/m, '.ci/run calls the README test command')
+    const dataDir = join(work, 'quickstart-data')
+    // npm ci already ran for this checkout: `npm start` builds and starts a node
+    const child = spawn('npm', ['start', '--', '--data-dir', dataDir, '--port', '0', '--metrics-port', '0'], {
+      cwd: repoRoot,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    try {
+      const url = await new Promise((resolve, reject) => {
+        let out = ''
+        const timer = setTimeout(() => reject(new Error(`npm start printed no listening line:\n${out}`)), 90_000)
+        child.stdout.on('data', (chunk) => {
+          out += chunk
+          const m = /keel: listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
+          if (m) {
+            clearTimeout(timer)
+            resolve(m[1])
+          }
+        })
+        child.on('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${out}`)))
+      })
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' })
+      assert.equal((await res.json()).result, '0x600d')
+      assert.ok(existsSync(join(dataDir, 'operator.key')), 'the embedded default generated an operator key')
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      process.kill(-child.pid, 'SIGTERM')
+      await exited
+    }
+  },
   async 'sh test'(block) {
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('KEEL_')))
     env.PATH = `${join(work, 'bin')}:${env.PATH}`

@@ -124,6 +124,19 @@ export function gasUsedPerTx(record: BlockRecord): bigint[] {
   })
 }
 
+/** A matched log as JSON text, encoded once per block and log (a sealed block's logs never change). */
+export function logJsonText(m: MatchedLog): string {
+  return memo(m.block, `log:${m.logIndex}`, () => JSON.stringify(logJson(m)))
+}
+
+/** Matched logs as one JSON array, spliced from the per-log texts. */
+export function logsJson(logs: readonly MatchedLog[]): RawJson {
+  if (logs.length === 0) return new RawJson('[]')
+  let out = '[' + logJsonText(logs[0])
+  for (let i = 1; i < logs.length; i++) out += ',' + logJsonText(logs[i])
+  return new RawJson(out + ']')
+}
+
 export function logJson(m: MatchedLog): Record<string, unknown> {
   return formatLog(m.log, {
     blockHash: m.block.hash,

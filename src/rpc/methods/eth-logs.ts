@@ -4,11 +4,12 @@
 import { LogMatcher, queryLogs } from '../../chain/logs.js'
 import type { LogCriteria } from '../../chain/logs.js'
 import type { MethodHandler } from '../context.js'
+import { RawJson } from '../context.js'
 import { invalidParams, serverError } from '../errors.js'
 import type { Filter } from '../filters.js'
 import { quantity } from '../hex.js'
 import * as p from '../params.js'
-import { logJson } from './chain-json.js'
+import { logsJson } from './chain-json.js'
 import type { MethodDeps } from './deps.js'
 
 function resolveBound(ref: p.BlockRef | undefined, head: bigint): bigint {
@@ -21,7 +22,7 @@ export function logMethods(deps: MethodDeps): Record<string, MethodHandler> {
   const { view, config, filters } = deps
   const maxRange = BigInt(config.logsMaxBlockRange)
 
-  async function logsInRange(criteria: LogCriteria, from: bigint, to: bigint): Promise<Array<Record<string, unknown>>> {
+  async function logsInRange(criteria: LogCriteria, from: bigint, to: bigint): Promise<RawJson> {
     if (to - from + 1n > maxRange) {
       const retryTo = from + maxRange - 1n
       throw invalidParams(`query exceeds max block range ${maxRange}, retry with the range ${from}-${retryTo}`, {
@@ -40,7 +41,7 @@ export function logMethods(deps: MethodDeps): Record<string, MethodHandler> {
         limit: config.logsMaxResults,
       })
     }
-    return logs.map(logJson)
+    return logsJson(logs)
   }
 
   function checkNotPending(filter: p.LogFilter): void {
@@ -48,7 +49,7 @@ export function logMethods(deps: MethodDeps): Record<string, MethodHandler> {
     if (filter.toBlock?.kind === 'tag' && filter.toBlock.tag === 'pending') throw invalidParams('pending logs are not supported')
   }
 
-  async function getLogs(filter: p.LogFilter): Promise<Array<Record<string, unknown>>> {
+  async function getLogs(filter: p.LogFilter): Promise<RawJson> {
     const criteria: LogCriteria = { addresses: filter.addresses, topics: filter.topics }
     if (filter.blockHash !== undefined) {
       const block = await view.blockByHash(filter.blockHash)
@@ -111,7 +112,7 @@ export function logMethods(deps: MethodDeps): Record<string, MethodHandler> {
     },
   }
 
-  async function changes(filter: Filter): Promise<unknown[]> {
+  async function changes(filter: Filter): Promise<unknown[] | RawJson> {
     const head = view.head.number
     switch (filter.type) {
       case 'pendingTransactions': {
@@ -129,19 +130,21 @@ export function logMethods(deps: MethodDeps): Record<string, MethodHandler> {
         return out
       }
       case 'logs': {
-        if (head <= filter.cursor) return []
+        if (head <= filter.cursor) return EMPTY
         let from = filter.cursor + 1n
         const lower = filter.fromBlock?.kind === 'number' ? filter.fromBlock.number : undefined
         const upper = filter.toBlock?.kind === 'number' ? filter.toBlock.number : head
         if (lower !== undefined && lower > from) from = lower
         const to = upper < head ? upper : head
         filter.cursor = head
-        if (from > to) return []
+        if (from > to) return EMPTY
         return logsInRange(filter.criteria, from, to)
       }
     }
   }
 }
+
+const EMPTY = new RawJson('[]')
 
 function filterId(v: unknown): string {
   if (typeof v !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(v)) throw invalidParams('invalid argument 0: invalid filter id')
