@@ -2,6 +2,7 @@
 
 import { Common, createCommonFromGethGenesis, Hardfork } from '@ethereumjs/common'
 import type { CustomCrypto } from '@ethereumjs/common'
+import { primeCommonParams } from './params-memo.js'
 
 export interface GethAllocAccount {
   balance?: string
@@ -58,6 +59,7 @@ export function createChainCommon(genesis: GethGenesis, customCrypto: CustomCryp
   }
   const common = createCommonFromGethGenesis(normalised as never, { chain: 'keel', customCrypto })
   common.setHardforkBy({ blockNumber: 0n, timestamp: BigInt(normalised.timestamp) })
+  primeCommonParams(common)
   if (!common.gteHardfork(Hardfork.London)) {
     throw new Error('genesis config: Keel needs London (EIP-1559) active from block 0 (set londonBlock: 0)')
   }
