@@ -148,7 +148,7 @@ export async function startNode(input: KeelConfig): Promise<RunningNode> {
     }
   })
   dispatcher.registerAll(web3NetMethods(deps))
-  dispatcher.registerAll(stateMethods(deps, new StateReader(common, level)))
+  dispatcher.registerAll(stateMethods(deps, new StateReader(common, level, { nodeCacheSize: 30_000 })))
   dispatcher.registerAll(feeMethods(deps))
   dispatcher.registerAll(blockMethods(deps))
   dispatcher.registerAll(execMethods(deps))

@@ -15,7 +15,7 @@ const post = (msg: FromProducer): void => port.postMessage(msg)
 
 async function run(): Promise<void> {
   const { config, genesis } = workerData as ProducerInit
-  const level = await openChainLevel(join(config.dataDir, 'chain'), { cacheSize: 64 << 20, writeBufferSize: 32 << 20 })
+  const level = await openChainLevel(join(config.dataDir, 'chain'), { cacheSize: 32 << 20, writeBufferSize: 16 << 20 })
   const producer = await Producer.open(config, genesis, level, {
     onBlock: (event) => post(event),
     onPendingTx: (hashes) => post({ kind: 'pendingTx', hashes }),

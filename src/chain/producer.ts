@@ -106,7 +106,7 @@ export class Producer {
   ): Promise<Producer> {
     const crypto = await loadFastCrypto()
     const common = createChainCommon(genesis, crypto.customCrypto)
-    const nodeCache = createNodeCache(200_000)
+    const nodeCache = createNodeCache(50_000)
     const trieDb = new WritableTrieDB(level, nodeCache)
     const trie = await createMPT({ db: trieDb, useKeyHashing: true, common, valueEncoding: ValueEncoding.Bytes })
     const sm = new FixedMerkleStateManager({ trie, common, prefixStorageTrieKeys: true, caches: caches(100_000) })
@@ -117,7 +117,7 @@ export class Producer {
       valueEncoding: ValueEncoding.Bytes,
     })
     const reader = new HeadAccountReader(
-      new ReadOnlyStateManager({ trie: readerTrie, common, prefixStorageTrieKeys: true, caches: caches(50_000) }),
+      new ReadOnlyStateManager({ trie: readerTrie, common, prefixStorageTrieKeys: true, caches: caches(10_000) }),
     )
     const recentHashes = new Map<bigint, Uint8Array>()
     const blockchain = {

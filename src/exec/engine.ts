@@ -62,7 +62,7 @@ export class ExecEngine {
     private readonly level: ChainLevel,
     private readonly limits: ExecLimits,
   ) {
-    this.reader = new StateReader(common, level, { nodeCacheSize: 200_000, maxOpenRoots: 4 })
+    this.reader = new StateReader(common, level, { nodeCacheSize: 50_000, maxOpenRoots: 4 })
   }
 
   /** How many writes the call path attempted against the DB (must stay 0). */

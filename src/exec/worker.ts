@@ -21,7 +21,7 @@ async function createEngine(): Promise<ExecEngine> {
   const init = workerData as ExecPoolInit
   const crypto = await loadFastCrypto()
   const common = createChainCommon(init.genesis, crypto.customCrypto)
-  const level = await openChainLevel(join(init.dataDir, 'chain'), { createIfMissing: false, cacheSize: 16 << 20 })
+  const level = await openChainLevel(join(init.dataDir, 'chain'), { createIfMissing: false, cacheSize: 8 << 20 })
   const engine = new ExecEngine(common, level, init.limits)
   await warmUp(engine, common, level)
   return engine

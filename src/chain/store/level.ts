@@ -18,7 +18,7 @@ export async function openChainLevel(location: string, opts: OpenOptions = {}): 
     keyEncoding: 'view',
     valueEncoding: 'view',
     multithreading: true,
-    cacheSize: opts.cacheSize ?? 32 << 20,
+    cacheSize: opts.cacheSize ?? 8 << 20,
     writeBufferSize: opts.writeBufferSize ?? 16 << 20,
     createIfMissing: opts.createIfMissing ?? true,
   })
