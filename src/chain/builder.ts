@@ -34,6 +34,7 @@ export interface BuiltBlock {
 }
 
 const BLOCK_TX_OVERHEAD_GAS = 21_000n
+const YIELD_EVERY_TXS = 32
 
 export async function buildBlock(vm: VM, common: Common, input: BuildInput): Promise<BuiltBlock> {
   const { parent } = input
@@ -62,7 +63,14 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
 
   await vm.evm.journal.checkpoint()
   try {
+    let sinceYield = 0
     for (const ptx of input.candidates) {
+      // warm-cache execution never waits on I/O, so without this a big block would hold the producer's
+      // event loop for its whole build and every eth_sendRawTransaction would queue behind it
+      if (++sinceYield === YIELD_EVERY_TXS) {
+        sinceYield = 0
+        await new Promise<void>((resolve) => setImmediate(resolve))
+      }
       if (skippedSenders.has(ptx.sender)) continue
       if (gasUsed + ptx.gasLimit > input.gasLimit) {
         // keep nonce order: later transactions of this sender wait for the next block
