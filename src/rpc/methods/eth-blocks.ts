@@ -2,6 +2,7 @@
 
 import { createTxFromRLP } from '@ethereumjs/tx'
 import type { TxWire } from '../../chain/messages.js'
+import type { BlockRecord } from '../../chain/view.js'
 import type { MethodHandler } from '../context.js'
 import { RawJson } from '../context.js'
 import { formatTransaction } from '../format.js'
@@ -11,67 +12,47 @@ import { blockJson, blockReceiptsJson, receiptJson, transactionJson } from './ch
 import { resolveBlockOrNull } from './deps.js'
 import type { MethodDeps } from './deps.js'
 
+type BlockLookup = (v: unknown, i: number) => Promise<BlockRecord | undefined>
+
+/** The getters that exist twice, once addressing the block by number and once by hash. */
+function blockGetters(kind: 'Number' | 'Hash', lookup: BlockLookup): Record<string, MethodHandler> {
+  return {
+    [`eth_getBlockBy${kind}`]: async (params) => {
+      p.expectParams(params, 2, 2)
+      const full = p.bool(params[1], 1)
+      const block = await lookup(params[0], 0)
+      return block === undefined ? null : blockJson(block, full)
+    },
+    [`eth_getBlockTransactionCountBy${kind}`]: async (params) => {
+      p.expectParams(params, 1, 1)
+      const block = await lookup(params[0], 0)
+      return block === undefined ? null : quantity(block.txHashes.length)
+    },
+    [`eth_getUncleCountByBlock${kind}`]: async (params) => {
+      p.expectParams(params, 1, 1)
+      return (await lookup(params[0], 0)) === undefined ? null : '0x0'
+    },
+    // post-merge blocks have no uncles: validate the arguments, answer null
+    [`eth_getUncleByBlock${kind}AndIndex`]: async (params) => {
+      p.expectParams(params, 2, 2)
+      p.uint(params[1], 1)
+      await lookup(params[0], 0)
+      return null
+    },
+    [`eth_getTransactionByBlock${kind}AndIndex`]: async (params) => {
+      p.expectParams(params, 2, 2)
+      const index = p.uint(params[1], 1)
+      const block = await lookup(params[0], 0)
+      return block === undefined ? null : transactionJson(block, index)
+    },
+  }
+}
+
 export function blockMethods(deps: MethodDeps): Record<string, MethodHandler> {
   const view = deps.view
-
-  const byNumber = (v: unknown, i: number) => resolveBlockOrNull(view, p.blockTag(v, i))
-  const byHash = (v: unknown, i: number) => view.blockByHash(p.hash32(v, i))
-
   return {
-    eth_getBlockByNumber: async (params) => {
-      p.expectParams(params, 2, 2)
-      const full = p.bool(params[1], 1)
-      const block = await byNumber(params[0], 0)
-      return block === undefined ? null : blockJson(block, full)
-    },
-    eth_getBlockByHash: async (params) => {
-      p.expectParams(params, 2, 2)
-      const full = p.bool(params[1], 1)
-      const block = await byHash(params[0], 0)
-      return block === undefined ? null : blockJson(block, full)
-    },
-    eth_getBlockTransactionCountByNumber: async (params) => {
-      p.expectParams(params, 1, 1)
-      const block = await byNumber(params[0], 0)
-      return block === undefined ? null : quantity(block.txHashes.length)
-    },
-    eth_getBlockTransactionCountByHash: async (params) => {
-      p.expectParams(params, 1, 1)
-      const block = await byHash(params[0], 0)
-      return block === undefined ? null : quantity(block.txHashes.length)
-    },
-    eth_getUncleCountByBlockNumber: async (params) => {
-      p.expectParams(params, 1, 1)
-      return (await byNumber(params[0], 0)) === undefined ? null : '0x0'
-    },
-    eth_getUncleCountByBlockHash: async (params) => {
-      p.expectParams(params, 1, 1)
-      return (await byHash(params[0], 0)) === undefined ? null : '0x0'
-    },
-    eth_getUncleByBlockNumberAndIndex: async (params) => {
-      p.expectParams(params, 2, 2)
-      p.blockTag(params[0], 0)
-      p.uint(params[1], 1)
-      return null
-    },
-    eth_getUncleByBlockHashAndIndex: async (params) => {
-      p.expectParams(params, 2, 2)
-      p.hash32(params[0], 0)
-      p.uint(params[1], 1)
-      return null
-    },
-    eth_getTransactionByBlockNumberAndIndex: async (params) => {
-      p.expectParams(params, 2, 2)
-      const index = p.uint(params[1], 1)
-      const block = await byNumber(params[0], 0)
-      return block === undefined ? null : transactionJson(block, index)
-    },
-    eth_getTransactionByBlockHashAndIndex: async (params) => {
-      p.expectParams(params, 2, 2)
-      const index = p.uint(params[1], 1)
-      const block = await byHash(params[0], 0)
-      return block === undefined ? null : transactionJson(block, index)
-    },
+    ...blockGetters('Number', (v, i) => resolveBlockOrNull(view, p.blockTag(v, i))),
+    ...blockGetters('Hash', (v, i) => view.blockByHash(p.hash32(v, i))),
     eth_getTransactionByHash: async (params) => {
       p.expectParams(params, 1, 1)
       const hash = p.hash32(params[0], 0)
