@@ -13,6 +13,7 @@ import type { KeelConfig } from '../config/types.js'
 import { createChainCommon } from '../evm/common.js'
 import type { GethGenesis } from '../evm/common.js'
 import { fastCrypto, loadFastCrypto } from '../evm/crypto.js'
+import { cacheJumpDestinations } from '../evm/jumpdest-cache.js'
 import { FixedMerkleStateManager, ReadOnlyStateManager } from '../evm/state-manager.js'
 import { RpcError, toShape } from '../rpc/errors.js'
 import { encodeBody } from './body.js'
@@ -105,6 +106,7 @@ export class Producer {
     events: ProducerEvents,
   ): Promise<Producer> {
     const crypto = await loadFastCrypto()
+    await cacheJumpDestinations()
     const common = createChainCommon(genesis, crypto.customCrypto)
     const nodeCache = createNodeCache(50_000)
     const trieDb = new WritableTrieDB(level, nodeCache)

@@ -8,6 +8,7 @@ import { hexToBytes } from '@ethereumjs/util'
 import { workerData } from 'piscina'
 import { createChainCommon } from '../evm/common.js'
 import { loadFastCrypto } from '../evm/crypto.js'
+import { cacheJumpDestinations } from '../evm/jumpdest-cache.js'
 import { openChainLevel } from '../chain/store/level.js'
 import type { ChainLevel } from '../chain/store/level.js'
 import { decodeHead, Keys } from '../chain/store/schema.js'
@@ -20,6 +21,7 @@ import { CallProgress } from './progress.js'
 async function createEngine(): Promise<ExecEngine> {
   const init = workerData as ExecPoolInit
   const crypto = await loadFastCrypto()
+  await cacheJumpDestinations()
   const common = createChainCommon(init.genesis, crypto.customCrypto)
   const level = await openChainLevel(join(init.dataDir, 'chain'), { createIfMissing: false, cacheSize: 8 << 20 })
   const engine = new ExecEngine(common, level, init.limits)
