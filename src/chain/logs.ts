@@ -71,10 +71,12 @@ export class LogMatcher {
   logMatches(log: StoredLog): boolean {
     if (this.addressSet !== null && !this.addressSet.has(bytesToHex(log[0]))) return false
     const topics = log[1]
+    // as geth: a filter naming more positions than the log has topics never matches it, wildcards or not
+    if (this.topicSets.length > topics.length) return false
     for (let i = 0; i < this.topicSets.length; i++) {
       const set = this.topicSets[i]
       if (set === null || set.size === 0) continue
-      if (i >= topics.length || !set.has(bytesToHex(topics[i]))) return false
+      if (!set.has(bytesToHex(topics[i]))) return false
     }
     return true
   }
