@@ -99,6 +99,17 @@ test('eth_getBalance, eth_getTransactionCount, eth_getCode, eth_getStorageAt', a
   assert.equal(before, zeroPadValue('0x', 32))
 })
 
+test('eth_getStorageValues, eth_baseFee, eth_blobBaseFee', async () => {
+  const values = await checked('eth_getStorageValues', [{ [chain.storage]: ['0x0', '0x1'], [chain.storage2]: ['0x0'] }, 'latest'])
+  assert.deepEqual(values, { [chain.storage]: [zeroPadValue('0x2a', 32), zeroPadValue('0x', 32)], [chain.storage2]: [zeroPadValue('0x', 32)] })
+  const head = await rpcResult(node.url, 'eth_getBlockByNumber', ['latest', false])
+  const baseFee = BigInt(await checked('eth_baseFee', []))
+  // the next block's base fee: at most 12.5% away from the head's (EIP-1559)
+  const headFee = BigInt(head.baseFeePerGas)
+  assert.ok(baseFee <= headFee + headFee / 8n + 1n && baseFee >= headFee - headFee / 8n - 1n, `${baseFee} vs head ${headFee}`)
+  assert.equal(await checked('eth_blobBaseFee', []), '0x1', 'no blobs: the minimum blob base fee')
+})
+
 test('eth_getProof: account and storage proofs verify against the block stateRoot', async () => {
   const number = toQuantity(chain.setReceipt.blockNumber)
   const block = await call('eth_getBlockByNumber', [number, false])

@@ -57,6 +57,15 @@ export function feeMethods(deps: MethodDeps): Record<string, MethodHandler> {
       p.expectParams(params, 0, 0)
       return quantity((await suggestTip()) + view.head.baseFeePerGas)
     },
+    eth_baseFee: async (params) => {
+      p.expectParams(params, 0, 0)
+      return quantity((await view.headRecord()).header.calcNextBaseFee())
+    },
+    eth_blobBaseFee: async (params) => {
+      p.expectParams(params, 0, 0)
+      const head = (await view.headRecord()).header
+      return quantity(head.excessBlobGas !== undefined ? head.calcNextBlobGasPrice(head.common) : 0n)
+    },
     eth_maxPriorityFeePerGas: async (params) => {
       p.expectParams(params, 0, 0)
       return quantity(await suggestTip())

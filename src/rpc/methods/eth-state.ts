@@ -1,5 +1,5 @@
 // Chain identity and account state: eth_chainId, eth_blockNumber, eth_syncing, eth_accounts,
-// eth_getBalance, eth_getTransactionCount, eth_getCode, eth_getStorageAt, eth_getProof.
+// eth_getBalance, eth_getTransactionCount, eth_getCode, eth_getStorageAt, eth_getStorageValues, eth_getProof.
 
 import { getMerkleStateProof } from '@ethereumjs/statemanager'
 import { Address, setLengthLeft } from '@ethereumjs/util'
@@ -80,6 +80,30 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
       const sm = await smAt(p.blockSelector(params[2], 2, { optional: true }))
       const value = await sm.getStorage(toAddress(address), slot)
       return bytesToHex(setLengthLeft(value, 32))
+    },
+    eth_getStorageValues: async (params) => {
+      p.expectParams(params, 1, 2)
+      const requests = params[0]
+      if (typeof requests !== 'object' || requests === null || Array.isArray(requests)) {
+        throw invalidParams('invalid argument 0: expected an object of address -> storage keys')
+      }
+      const entries = Object.entries(requests as Record<string, unknown>)
+      let total = 0
+      const parsed = entries.map(([addr, keys]) => {
+        const address = p.address(addr, 0)
+        if (!Array.isArray(keys)) throw invalidParams(`invalid argument 0: storage keys of ${addr} must be an array`)
+        total += keys.length
+        if (total > MAX_PROOF_KEYS) throw invalidParams(`too many storage keys (max ${MAX_PROOF_KEYS})`)
+        return { addr, address: toAddress(address), slots: keys.map((k) => storageKey(k, 0)) }
+      })
+      const sm = await smAt(p.blockSelector(params[1], 1, { optional: true }))
+      const out: Record<string, string[]> = {}
+      for (const { addr, address, slots } of parsed) {
+        const values: string[] = []
+        for (const slot of slots) values.push(bytesToHex(setLengthLeft(await sm.getStorage(address, slot), 32)))
+        out[addr] = values
+      }
+      return out
     },
     eth_getProof: async (params) => {
       p.expectParams(params, 2, 3)
