@@ -106,7 +106,7 @@ export async function startNode(input: KeelConfig): Promise<RunningNode> {
   })
   const ready = await producer.ready
   const level = await openChainLevel(join(config.dataDir, 'chain'), { createIfMissing: false })
-  const view = new ChainView(level, common, crypto.keccak256, ready.head, ready.genesisHash)
+  const view = new ChainView(level, common, crypto.keccak256, ready.head, ready.genesisHash, config.stateHistory)
   producer.onBlock((event) => view.applyBlock(event))
   const filters = new FilterRegistry(config.filterTimeoutSeconds * 1000)
   producer.onPendingTx((hashes) => filters.onPendingTransactions(hashes))

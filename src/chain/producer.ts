@@ -24,8 +24,8 @@ import { fromWire, toWire } from './pooled-tx.js'
 import { encodeReceipts } from './receipts.js'
 import type { ReceiptRecord } from './receipts.js'
 import type { ChainLevel } from './store/level.js'
-import { decodeHead, encodeHead, encodeNumber, encodeTxLookup, Keys } from './store/schema.js'
-import { createNodeCache, ReadOnlyTrieDB, WritableTrieDB } from './store/state-db.js'
+import { decodeHead, decodeNumber, encodeHead, encodeNumber, encodeTxLookup, Keys } from './store/schema.js'
+import { createNodeCache, ReadOnlyTrieDB, trieKey, WritableTrieDB } from './store/state-db.js'
 import type { LevelOp } from './store/state-db.js'
 import { GroupCommit } from './store/group-commit.js'
 import { TxPool } from './txpool.js'
@@ -39,6 +39,7 @@ export interface ProducerEvents {
 }
 
 const BLOCKHASH_WINDOW = 256
+const PRUNE_MARGIN_BLOCKS = 16n
 
 export function headInfo(header: BlockHeader): HeadInfo {
   return {
@@ -109,8 +110,14 @@ export class Producer {
     await cacheJumpDestinations()
     const common = createChainCommon(genesis, crypto.customCrypto)
     const nodeCache = createNodeCache(50_000)
-    const trieDb = new WritableTrieDB(level, nodeCache)
-    const trie = await createMPT({ db: trieDb, useKeyHashing: true, common, valueEncoding: ValueEncoding.Bytes })
+    const trieDb = new WritableTrieDB(level, nodeCache, config.stateHistory > 0)
+    const trie = await createMPT({
+      db: trieDb,
+      useKeyHashing: true,
+      common,
+      valueEncoding: ValueEncoding.Bytes,
+      useNodePruning: config.stateHistory > 0,
+    })
     const sm = new FixedMerkleStateManager({ trie, common, prefixStorageTrieKeys: true, caches: caches(100_000) })
     const readerTrie = await createMPT({
       db: new ReadOnlyTrieDB(level, nodeCache),
@@ -216,7 +223,7 @@ export class Producer {
       },
       { common: this.common, setHardfork: true },
     )
-    const ops = this.trieDb.takeCaptured()
+    const ops = await this.trieOps(0n)
     const hash = header.hash()
     ops.push(
       { type: 'put', key: Keys.canonicalHash(0n), value: hash },
@@ -247,6 +254,37 @@ export class Producer {
       }
     }
     if (restored > 0) this.scheduleAutomine()
+  }
+
+  /**
+   * The block's trie writes as LevelDB ops. With --state-history, each written node also records the
+   * block that wrote it, the nodes the block superseded are listed under the block, and the list of the
+   * block that just fell out of the window is pruned: a listed node is deleted unless a later block wrote
+   * it again (content-addressed nodes come back when state returns to an earlier value).
+   */
+  private async trieOps(number: bigint): Promise<LevelOp[]> {
+    const { ops, written, superseded } = this.trieDb.takeCaptured()
+    const history = BigInt(this.config.stateHistory)
+    if (history === 0n) return ops
+    const numberBytes = encodeNumber(number)
+    for (const key of written) ops.push({ type: 'put', key: Keys.lastWritten(key), value: numberBytes })
+    if (superseded.length > 0) ops.push({ type: 'put', key: Keys.superseded(number), value: RLP.encode(superseded) })
+    // prune a little later than the window RPC serves, so that a request already running on the
+    // oldest served state, or a view one block behind the producer, never finds a node gone
+    const expiring = number - history - PRUNE_MARGIN_BLOCKS
+    if (expiring <= 0n) return ops
+    const listed = await this.level.get(Keys.superseded(expiring))
+    if (listed === undefined) return ops
+    const keys = RLP.decode(listed) as unknown as Uint8Array[]
+    const lastWritten = await this.level.getMany(keys.map((k) => Keys.lastWritten(k)))
+    const rewrittenNow = new Set(written.map((k) => bytesToHex(k)))
+    for (let i = 0; i < keys.length; i++) {
+      const last = lastWritten[i]
+      if (rewrittenNow.has(bytesToHex(keys[i])) || (last !== undefined && decodeNumber(last) > expiring)) continue
+      ops.push({ type: 'del', key: trieKey(bytesToHex(keys[i]).slice(2)) }, { type: 'del', key: Keys.lastWritten(keys[i]) })
+    }
+    ops.push({ type: 'del', key: Keys.superseded(expiring) })
+    return ops
   }
 
   start(): void {
@@ -377,7 +415,7 @@ export class Producer {
       included.map((p) => hexToBytes(p.sender as `0x${string}`)),
     )
     const receiptsRlp = encodeReceipts(receipts)
-    const ops: LevelOp[] = this.trieDb.takeCaptured()
+    const ops: LevelOp[] = await this.trieOps(number)
     ops.push(
       { type: 'put', key: Keys.canonicalHash(number), value: hash },
       { type: 'put', key: Keys.blockNumber(hash), value: encodeNumber(number) },

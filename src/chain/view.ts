@@ -82,8 +82,15 @@ export class ChainView {
     private readonly keccak: (b: Uint8Array) => Uint8Array,
     head: HeadInfo,
     readonly genesisHash: string,
+    /** Blocks behind the head whose state is kept (0 = archive). */
+    private readonly stateHistory = 0,
   ) {
     this.headInfo = head
+  }
+
+  /** Whether the state after block `number` is still stored (always, in archive mode). */
+  hasStateOf(number: bigint): boolean {
+    return this.stateHistory === 0 || number >= this.headInfo.number - BigInt(this.stateHistory)
   }
 
   get head(): HeadInfo {

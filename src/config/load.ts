@@ -102,6 +102,7 @@ export function loadConfig(input: LoadConfigInput): KeelConfig {
     }
   }
   applyEmptyBlockPeriod(config, setBy)
+  checkStateHistory(config, setBy)
   return config as unknown as KeelConfig
 }
 
@@ -167,6 +168,19 @@ function applyEmptyBlockPeriod(config: Record<OptionKey, unknown>, setBy: Map<Op
     throw new ConfigError(
       `invalid value ${period} for ${origin.name} (from ${origin.source}): ` +
         `expected 0 or at least the block time (${blockTime})`,
+    )
+  }
+}
+
+/** Pruning keeps at least geth's 128 recent states: below that, reorg-free readers would race the pruner. */
+export const MIN_STATE_HISTORY = 128
+
+function checkStateHistory(config: Record<OptionKey, unknown>, setBy: Map<OptionKey, Origin>): void {
+  const history = config.stateHistory as number
+  const origin = setBy.get('stateHistory')
+  if (origin !== undefined && history > 0 && history < MIN_STATE_HISTORY) {
+    throw new ConfigError(
+      `invalid value ${history} for ${origin.name} (from ${origin.source}): expected 0 (archive) or at least ${MIN_STATE_HISTORY}`,
     )
   }
 }

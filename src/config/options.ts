@@ -102,6 +102,12 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
     default: 'info', help: `log verbosity: ${LOG_LEVELS.join(', ')}`,
   },
 
+  stateHistory: {
+    flag: 'state-history', env: 'KEEL_STATE_HISTORY', group: 'Node', type: 'int', metavar: 'BLOCKS',
+    min: 0, max: Number.MAX_SAFE_INTEGER, default: 0, defaultText: '0 (archive)',
+    help: 'keep the state of only this many recent blocks and delete older trie nodes (0 = archive; else at least 128)',
+  },
+
   blockTime: {
     flag: 'block-time', env: 'KEEL_BLOCK_TIME', group: 'Block production', type: 'number', metavar: 'SECONDS',
     min: 0, max: DAY, default: 1,

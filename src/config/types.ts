@@ -14,6 +14,8 @@ export interface KeelConfig {
   emptyBlockPeriod: number
   dev: boolean
   chainId: number
+  /** Blocks whose state stays readable behind the head (0 = archive: keep the state of every block). */
+  stateHistory: number
 
   // Txpool
   txpoolMaxSlots: number

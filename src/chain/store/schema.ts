@@ -12,6 +12,8 @@
 //   T + topic(32) + num(8)   empty: the block has a log with this topic (any position)
 //   t + txHash(32)           num(8) + txIndex(4)
 //   p + txHash(32)           a pooled (not yet mined) transaction, in wire form
+//   D + num(8)               (pruning) RLP list of trie keys the block superseded, deleted `history` blocks later
+//   L + trie key             (pruning) the last block that wrote this trie node, num(8)
 //   m + name                 metadata: head, genesis hash, schema version
 
 const enc = new TextEncoder()
@@ -28,6 +30,8 @@ export const Prefix = {
   logTopic: 0x54, // T
   txLookup: 0x74, // t
   pooledTx: 0x70, // p
+  superseded: 0x44, // D
+  lastWritten: 0x4c, // L
   meta: 0x6d, // m
 } as const
 
@@ -66,6 +70,8 @@ export const Keys = {
   logAddress: (address: Uint8Array, num: bigint) => withBytesAndNumber(Prefix.logAddress, address, num),
   logTopic: (topic: Uint8Array, num: bigint) => withBytesAndNumber(Prefix.logTopic, topic, num),
   pooledTx: (hash: Uint8Array) => withBytes(Prefix.pooledTx, hash),
+  superseded: (num: bigint) => withNumber(Prefix.superseded, num),
+  lastWritten: (rawTrieKey: Uint8Array) => withBytes(Prefix.lastWritten, rawTrieKey),
   pooledTxRange: { gte: Uint8Array.of(Prefix.pooledTx), lt: Uint8Array.of(Prefix.pooledTx + 1) },
   meta: (name: 'head' | 'genesis' | 'schema' | 'config') => withBytes(Prefix.meta, enc.encode(name)),
 }

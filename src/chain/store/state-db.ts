@@ -76,24 +76,50 @@ export class ReadOnlyTrieDB extends LevelTrieDBBase {
   }
 }
 
-/** The producer's trie DB: writes are captured for the block batch while a block is being sealed. */
+/** A block's trie writes: the nodes to store and (when pruning) the nodes its new state no longer uses. */
+export interface CapturedTrieWrites {
+  ops: LevelOp[]
+  /** raw trie keys (without the table prefix) */
+  written: Uint8Array[]
+  superseded: Uint8Array[]
+}
+
+/**
+ * The producer's trie DB: writes are captured for the block batch while a block is being sealed.
+ * In archive mode deletes are ignored (every historical root stays readable); with pruning, the MPT's
+ * deletes are reported as superseded nodes, which the producer deletes only once they fall out of the
+ * retained history.
+ */
 export class WritableTrieDB extends LevelTrieDBBase {
   private captured: Map<string, Uint8Array | undefined> | undefined
+
+  constructor(
+    level: ChainLevel,
+    cache: NodeCache,
+    private readonly recordDeletes = false,
+  ) {
+    super(level, cache)
+  }
 
   /** From now on, trie writes are held back until takeCaptured(). */
   capture(): void {
     this.captured = new Map()
   }
 
-  /** The held-back writes as LevelDB ops; they stay readable until the batch is written. */
-  takeCaptured(): LevelOp[] {
-    const ops: LevelOp[] = []
-    if (this.captured === undefined) return ops
+  /** The held-back writes; they stay readable until the batch is written. */
+  takeCaptured(): CapturedTrieWrites {
+    const out: CapturedTrieWrites = { ops: [], written: [], superseded: [] }
+    if (this.captured === undefined) return out
     for (const [key, value] of this.captured) {
-      if (value === undefined) ops.push({ type: 'del', key: trieKey(key) })
-      else ops.push({ type: 'put', key: trieKey(key), value })
+      const raw = hexToBytes(`0x${key}`)
+      if (value === undefined) {
+        out.superseded.push(raw)
+      } else {
+        out.ops.push({ type: 'put', key: trieKey(key), value })
+        out.written.push(raw)
+      }
     }
-    return ops
+    return out
   }
 
   /** The block failed: forget its trie writes. */
@@ -119,13 +145,15 @@ export class WritableTrieDB extends LevelTrieDBBase {
   }
 
   async del(key: string): Promise<void> {
-    // Nodes are shared between state roots and historical roots stay readable: never delete.
-    void key
+    if (this.recordDeletes && this.captured !== undefined) this.captured.set(key, undefined)
   }
 
   async batch(ops: TrieOp[]): Promise<void> {
     if (this.captured !== undefined) {
-      for (const op of ops) if (op.type === 'put') this.captured.set(op.key, op.value)
+      for (const op of ops) {
+        if (op.type === 'put') this.captured.set(op.key, op.value)
+        else if (this.recordDeletes) this.captured.set(op.key, undefined)
+      }
       return
     }
     const levelOps: LevelOp[] = []

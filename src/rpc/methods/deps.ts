@@ -6,6 +6,7 @@ import type { BlockRecord, ChainView } from '../../chain/view.js'
 import type { IntakeContext } from '../../chain/tx-intake.js'
 import type { KeelConfig } from '../../config/types.js'
 import type { Executor } from '../../exec/pool.js'
+import { bytesToHex } from '@ethereumjs/util'
 import { RpcError, serverError } from '../errors.js'
 import type { BlockRef, BlockSelector } from '../params.js'
 import type { FilterRegistry } from '../filters.js'
@@ -30,6 +31,14 @@ export function refToNumber(view: ChainView, ref: BlockRef): bigint | undefined 
 
 /** The block an EIP-1898 parameter names, for methods that read state: geth's errors when absent. */
 export async function resolveStateBlock(view: ChainView, selector: BlockSelector): Promise<BlockRecord> {
+  const block = await findStateBlock(view, selector)
+  if (!view.hasStateOf(block.number)) {
+    throw serverError(`historical state ${bytesToHex(block.header.stateRoot)} is not available`)
+  }
+  return block
+}
+
+async function findStateBlock(view: ChainView, selector: BlockSelector): Promise<BlockRecord> {
   if (selector.kind === 'hash') {
     const block = await view.blockByHash(selector.hash)
     if (block === undefined) throw serverError(`header for hash not found`)
