@@ -4,8 +4,10 @@
 import { loadConfig } from '../config/load.js'
 import type { KeelConfig } from '../config/types.js'
 import { Refusal } from '../operator/refusal.js'
-import { UsageError } from './args.js'
-import type { CliIo } from './main.js'
+import { parseArgs, UsageError } from './args.js'
+import type { ParsedArgs } from './args.js'
+import { formatCommandUsage } from './help.js'
+import type { CliCommand, CliIo } from './main.js'
 
 export const EXIT_REFUSED = 2
 
@@ -14,6 +16,26 @@ export function nodeConfig(flags: Record<string, string | boolean>, names: reado
   const picked: Record<string, string | boolean> = {}
   for (const name of [...names, 'config']) if (name in flags) picked[name] = flags[name]!
   return loadConfig({ flags: picked, env: io.env, cwd: io.cwd })
+}
+
+/**
+ * The arguments of an operator command: parsed, `--help` answered (then undefined is returned and the
+ * command exits 0), and any flag outside `known` refused.
+ */
+export function commandArgs(
+  command: CliCommand,
+  argv: string[],
+  io: CliIo,
+  known: readonly string[],
+  opts: { booleanFlags?: readonly string[]; help?: string } = {},
+): ParsedArgs | undefined {
+  const parsed = parseArgs(argv, { booleanFlags: new Set(['help', ...(opts.booleanFlags ?? [])]), shortFlags: { h: 'help' } })
+  if ('help' in parsed.flags) {
+    io.stdout(formatCommandUsage(command, false) + (opts.help ?? ''))
+    return undefined
+  }
+  rejectUnknownFlags(parsed.flags, known, command.name)
+  return parsed
 }
 
 export function rejectUnknownFlags(flags: Record<string, string | boolean>, known: readonly string[], command: string): void {

@@ -8,13 +8,12 @@ import { readOperatorKey } from '../../chain/genesis.js'
 import { listKeystores, operatorKeyPath, saveKeystore } from '../../operator/key-files.js'
 import { addressOfKey, decryptKeystore, encryptKeystore, LIGHT_SCRYPT, STANDARD_SCRYPT } from '../../operator/keystore.js'
 import { Refusal } from '../../operator/refusal.js'
-import { parseArgs, UsageError } from '../args.js'
-import { formatCommandUsage } from '../help.js'
+import { UsageError } from '../args.js'
 import type { CliCommand, CliIo } from '../main.js'
-import { nodeConfig, refusalsExit2, rejectUnknownFlags, stringFlag } from '../command-support.js'
+import { nodeConfig, refusalsExit2, commandArgs, stringFlag } from '../command-support.js'
 import { PASSPHRASE_FILE_FLAG, passphraseSource } from '../passphrase.js'
 
-const BOOLEAN_FLAGS = new Set(['help', 'light-kdf', 'from-operator-key', 'delete-plain-key'])
+const BOOLEAN_FLAGS = ['light-kdf', 'from-operator-key', 'delete-plain-key']
 const FLAGS = ['help', 'data-dir', 'config', PASSPHRASE_FILE_FLAG, 'light-kdf', 'from-operator-key', 'delete-plain-key', 'key-file'] as const
 
 const HELP = [
@@ -40,12 +39,9 @@ export const accountCommand: CliCommand = {
   usage: 'account new | import <0xKEY> | import --from-operator-key | list [--data-dir DIR]',
   summary: 'manage operator keys (Web3 Secret Storage v3 keystore files)',
   async run(argv, io) {
-    const { flags, positionals } = parseArgs(argv, { booleanFlags: BOOLEAN_FLAGS, shortFlags: { h: 'help' } })
-    if ('help' in flags) {
-      io.stdout(formatCommandUsage(accountCommand, false) + HELP)
-      return 0
-    }
-    rejectUnknownFlags(flags, FLAGS, 'account')
+    const args = commandArgs(accountCommand, argv, io, FLAGS, { booleanFlags: BOOLEAN_FLAGS, help: HELP })
+    if (args === undefined) return 0
+    const { flags, positionals } = args
     const [sub, ...rest] = positionals
     const { dataDir } = nodeConfig(flags, ['data-dir'], io)
     return refusalsExit2(io, async () => {

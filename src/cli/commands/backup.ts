@@ -6,10 +6,9 @@ import { callAdmin } from '../../admin/admin-client.js'
 import { backupChain, checkBackupTarget } from '../../admin/backup.js'
 import type { BackupManifest } from '../../admin/backup.js'
 import { openExistingChain } from '../../admin/open-chain.js'
-import { parseArgs, UsageError } from '../args.js'
-import { formatCommandUsage } from '../help.js'
+import { UsageError } from '../args.js'
 import type { CliCommand } from '../main.js'
-import { nodeConfig, refusalsExit2, rejectUnknownFlags } from '../command-support.js'
+import { nodeConfig, refusalsExit2, commandArgs } from '../command-support.js'
 
 const FLAGS = ['help', 'data-dir', 'config'] as const
 
@@ -18,12 +17,9 @@ export const backupCommand: CliCommand = {
   usage: 'backup <dir> [--data-dir DIR]',
   summary: 'copy the chain (consistent, also while the node runs), genesis and keys into a new folder',
   async run(argv, io) {
-    const { flags, positionals } = parseArgs(argv, { booleanFlags: new Set(['help']), shortFlags: { h: 'help' } })
-    if ('help' in flags) {
-      io.stdout(formatCommandUsage(backupCommand, false))
-      return 0
-    }
-    rejectUnknownFlags(flags, FLAGS, 'backup')
+    const args = commandArgs(backupCommand, argv, io, FLAGS)
+    if (args === undefined) return 0
+    const { flags, positionals } = args
     if (positionals.length !== 1) throw new UsageError('usage: keel backup <dir> [--data-dir DIR]')
     const target = resolve(io.cwd, positionals[0]!)
     const { dataDir } = nodeConfig(flags, ['data-dir'], io)

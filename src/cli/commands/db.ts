@@ -6,10 +6,9 @@ import { adminSocketPath } from '../../admin/admin-socket.js'
 import { chainStats } from '../../admin/db-stats.js'
 import type { DbStats } from '../../admin/db-stats.js'
 import { openExistingChain } from '../../admin/open-chain.js'
-import { parseArgs, UsageError } from '../args.js'
-import { formatCommandUsage } from '../help.js'
+import { UsageError } from '../args.js'
 import type { CliCommand } from '../main.js'
-import { nodeConfig, refusalsExit2, rejectUnknownFlags } from '../command-support.js'
+import { nodeConfig, refusalsExit2, commandArgs } from '../command-support.js'
 
 const FLAGS = ['help', 'data-dir', 'json', 'config'] as const
 
@@ -52,12 +51,9 @@ export const dbCommand: CliCommand = {
   usage: 'db stats [--data-dir DIR] [--json]',
   summary: 'chain database statistics: size on disk, head, blocks and transactions (works while the node runs)',
   async run(argv, io) {
-    const { flags, positionals } = parseArgs(argv, { booleanFlags: new Set(['help', 'json']), shortFlags: { h: 'help' } })
-    if ('help' in flags) {
-      io.stdout(formatCommandUsage(dbCommand, false))
-      return 0
-    }
-    rejectUnknownFlags(flags, FLAGS, 'db')
+    const args = commandArgs(dbCommand, argv, io, FLAGS, { booleanFlags: ['json'] })
+    if (args === undefined) return 0
+    const { flags, positionals } = args
     if (positionals[0] !== 'stats' || positionals.length > 1) {
       throw new UsageError(positionals.length === 0 ? 'missing subcommand: keel db stats' : `unknown subcommand "${positionals.join(' ')}" for keel db; expected stats`)
     }

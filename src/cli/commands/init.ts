@@ -2,34 +2,29 @@
 // starting the node; refuses a folder that already holds a chain.
 
 import { toChecksumAddress } from '@ethereumjs/util'
-import { parseArgs, UsageError } from '../args.js'
-import { formatCommandUsage } from '../help.js'
+import { UsageError } from '../args.js'
 import type { CliCommand } from '../main.js'
-import { nodeConfig, refusalsExit2, rejectUnknownFlags } from '../command-support.js'
+import { nodeConfig, refusalsExit2, commandArgs } from '../command-support.js'
 
 const FLAGS = ['help', 'genesis', 'data-dir', 'chain-id', 'config'] as const
+
+const HELP = [
+  '',
+  '  --genesis FILE     geth-format genesis.json (copied to DIR/genesis.json); without it, a new',
+  '                     operator key (DIR/operator.key) is funded with 1,000,000,000 tokens',
+  '  --data-dir DIR     the folder to create (default ./data)',
+  '  --chain-id N       chain id of the default genesis (default 24589)',
+  '',
+].join('\n')
 
 export const initCommand: CliCommand = {
   name: 'init',
   usage: 'init [--genesis FILE] [--data-dir DIR]',
   summary: 'create a data folder from a genesis.json (default: a new operator key funds the treasury) without starting',
   async run(argv, io) {
-    const { flags, positionals } = parseArgs(argv, { booleanFlags: new Set(['help']), shortFlags: { h: 'help' } })
-    if ('help' in flags) {
-      io.stdout(
-        formatCommandUsage(initCommand, false) +
-          [
-            '',
-            '  --genesis FILE     geth-format genesis.json (copied to DIR/genesis.json); without it, a new',
-            '                     operator key (DIR/operator.key) is funded with 1,000,000,000 tokens',
-            '  --data-dir DIR     the folder to create (default ./data)',
-            '  --chain-id N       chain id of the default genesis (default 24589)',
-            '',
-          ].join('\n'),
-      )
-      return 0
-    }
-    rejectUnknownFlags(flags, FLAGS, 'init')
+    const args = commandArgs(initCommand, argv, io, FLAGS, { help: HELP })
+    if (args === undefined) return 0
+    const { flags, positionals } = args
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}" for keel init; see keel help init`)
     const config = nodeConfig(flags, ['data-dir', 'genesis', 'chain-id'], io)
     return refusalsExit2(io, async () => {

@@ -3,10 +3,9 @@
 
 import { resolve } from 'node:path'
 import { restoreChain } from '../../admin/restore.js'
-import { parseArgs, UsageError } from '../args.js'
-import { formatCommandUsage } from '../help.js'
+import { UsageError } from '../args.js'
 import type { CliCommand } from '../main.js'
-import { nodeConfig, refusalsExit2, rejectUnknownFlags } from '../command-support.js'
+import { nodeConfig, refusalsExit2, commandArgs } from '../command-support.js'
 
 const FLAGS = ['help', 'data-dir', 'config'] as const
 
@@ -15,12 +14,9 @@ export const restoreCommand: CliCommand = {
   usage: 'restore <dir> [--data-dir DIR]',
   summary: 'restore a backup into a data folder without a chain (the node must not be running there)',
   async run(argv, io) {
-    const { flags, positionals } = parseArgs(argv, { booleanFlags: new Set(['help']), shortFlags: { h: 'help' } })
-    if ('help' in flags) {
-      io.stdout(formatCommandUsage(restoreCommand, false))
-      return 0
-    }
-    rejectUnknownFlags(flags, FLAGS, 'restore')
+    const args = commandArgs(restoreCommand, argv, io, FLAGS)
+    if (args === undefined) return 0
+    const { flags, positionals } = args
     if (positionals.length !== 1) throw new UsageError('usage: keel restore <dir> [--data-dir DIR]')
     const source = resolve(io.cwd, positionals[0]!)
     const { dataDir } = nodeConfig(flags, ['data-dir'], io)
