@@ -14,6 +14,7 @@ import { createChainCommon } from '../evm/common.js'
 import type { GethGenesis } from '../evm/common.js'
 import { fastCrypto, loadFastCrypto } from '../evm/crypto.js'
 import { cacheJumpDestinations } from '../evm/jumpdest-cache.js'
+import { blockHashSource } from '../evm/block-hashes.js'
 import { FixedMerkleStateManager, ReadOnlyStateManager } from '../evm/state-manager.js'
 import { RpcError, toShape } from '../rpc/errors.js'
 import { encodeBody } from './body.js'
@@ -129,17 +130,8 @@ export class Producer {
       new ReadOnlyStateManager({ trie: readerTrie, common, prefixStorageTrieKeys: true, caches: caches(10_000) }),
     )
     const recentHashes = new Map<bigint, Uint8Array>()
-    const blockchain = {
-      getBlock: async (n: number) => {
-        const hash = recentHashes.get(BigInt(n)) ?? (await level.get(Keys.canonicalHash(BigInt(n))))
-        return { hash: () => hash ?? new Uint8Array(32) }
-      },
-      putBlock: async () => {},
-      shallowCopy() {
-        return this
-      },
-    }
-    const vm = await createVM({ common, stateManager: sm, blockchain: blockchain as never })
+    const blockchain = blockHashSource(async (n) => recentHashes.get(n) ?? (await level.get(Keys.canonicalHash(n))))
+    const vm = await createVM({ common, stateManager: sm, blockchain })
     const producer = new Producer(
       config,
       level,

@@ -16,6 +16,7 @@ import type { FixedMerkleStateManager } from '../evm/state-manager.js'
 import { ErrorCode, executionReverted, RpcError, serverError, toShape } from '../rpc/errors.js'
 import { decodeRevertReason } from './revert.js'
 import { StateReader } from './state-reader.js'
+import { blockHashSource } from '../evm/block-hashes.js'
 import type { ExecAccessListItem, ExecBlock, ExecCallArgs, ExecLimits, ExecResult, ExecTask } from './types.js'
 
 /** EIP-7825 (Osaka): no transaction may use more gas than this. */
@@ -106,17 +107,8 @@ export class ExecEngine {
     if (session !== undefined) return session
     const sm = await this.reader.at(hexToBytes(root as `0x${string}`))
     const level = this.level
-    const blockchain = {
-      async getBlock(n: number) {
-        const hash = await level.get(Keys.canonicalHash(BigInt(n)))
-        return { hash: () => hash ?? new Uint8Array(32) }
-      },
-      async putBlock() {},
-      shallowCopy() {
-        return this
-      },
-    }
-    const vm = await createVM({ common: this.common.copy(), stateManager: sm, blockchain: blockchain as never })
+    const blockchain = blockHashSource((n) => level.get(Keys.canonicalHash(n)))
+    const vm = await createVM({ common: this.common.copy(), stateManager: sm, blockchain })
     shareCommon(vm.common)
     session = { sm, vm }
     this.sessions.set(root, session)

@@ -307,3 +307,13 @@ test('txpool_status, txpool_content, txpool_inspect with a queued transaction', 
   await filler.wait()
   await waitForReceipt(node.url, hash)
 })
+
+test('BLOCKHASH inside eth_call reads the canonical hash of the block before the one it runs on', async () => {
+  const head = await rpcResult(node.url, 'eth_getBlockByNumber', ['latest', false])
+  const parent = await rpcResult(node.url, 'eth_getBlockByNumber', [toQuantity(BigInt(head.number) - 1n), false])
+  // NUMBER PUSH1 1 SWAP1 SUB BLOCKHASH PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN
+  const code = '0x4360019003406000526020 6000f3'.replace(' ', '')
+  const probe = '0x00000000000000000000000000000000000b10c4'
+  const result = await rpcResult(node.url, 'eth_call', [{ to: probe }, head.number, { [probe]: { code } }])
+  assert.equal(result, parent.hash)
+})
