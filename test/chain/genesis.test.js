@@ -117,3 +117,47 @@ test('a geth-format genesis.json: its chain id, and balances, nonces, code and s
     await node.stop()
   }
 })
+
+test('a chain whose base fee is 0 still gets sane fee suggestions, and wallets can send with them', async () => {
+  const { JsonRpcProvider, Wallet } = await import('ethers')
+  const key = '0x' + '5a'.repeat(32)
+  const sender = new Wallet(key)
+  const genesis = {
+    config: { chainId: 24589, londonBlock: 0, eip155Block: 0, eip158Block: 0, terminalTotalDifficulty: 0, shanghaiTime: 0, cancunTime: 0, pragueTime: 0, osakaTime: 0,
+      homesteadBlock: 0, eip150Block: 0, byzantiumBlock: 0, constantinopleBlock: 0, petersburgBlock: 0, istanbulBlock: 0, berlinBlock: 0, mergeNetsplitBlock: 0 },
+    gasLimit: '0x3938700',
+    baseFeePerGas: '0x0',
+    alloc: { [sender.address]: { balance: '0xde0b6b3a7640000' } },
+  }
+  const file = join(work, 'genesis-free.json')
+  writeFileSync(file, JSON.stringify(genesis))
+  const node = await startNode({ dev: false, blockTime: 0, args: ['--genesis', file] })
+  try {
+    assert.equal(BigInt((await rpcResult(node.url, 'eth_getBlockByNumber', ['latest', false])).baseFeePerGas), 0n)
+    const tip = BigInt(await rpcResult(node.url, 'eth_maxPriorityFeePerGas'))
+    const gasPrice = BigInt(await rpcResult(node.url, 'eth_gasPrice'))
+    assert.ok(tip > 0n, 'a positive tip suggestion even with no fee market')
+    assert.equal(gasPrice, tip, 'gas price = base fee (0) + suggested tip')
+    const history = await rpcResult(node.url, 'eth_feeHistory', ['0x1', 'latest', [50]])
+    assert.deepEqual(history.baseFeePerGas.map(BigInt), [0n, 0n])
+    const provider = new JsonRpcProvider(node.url, 24589, { staticNetwork: true })
+    // ethers reads a zero base fee as "no EIP-1559" and prices with eth_gasPrice: that must be usable
+    const fees = await provider.getFeeData()
+    assert.equal(fees.gasPrice, gasPrice)
+    const legacy = await (await sender.connect(provider).sendTransaction({ to: '0x' + '77'.repeat(20), value: 1n })).wait()
+    assert.equal(legacy.status, 1)
+    // viem keeps EIP-1559 and adds eth_maxPriorityFeePerGas to the zero base fee
+    const { createPublicClient, createWalletClient, defineChain, http } = await import('viem')
+    const { privateKeyToAccount } = await import('viem/accounts')
+    const chain = defineChain({ id: 24589, name: 'Keel', nativeCurrency: { name: 'Keel', symbol: 'KEEL', decimals: 18 }, rpcUrls: { default: { http: [node.url] } } })
+    const publicClient = createPublicClient({ chain, transport: http() })
+    const estimate = await publicClient.estimateFeesPerGas()
+    assert.ok(estimate.maxPriorityFeePerGas > 0n && estimate.maxFeePerGas >= estimate.maxPriorityFeePerGas)
+    const wallet = createWalletClient({ chain, transport: http(), account: privateKeyToAccount(key) })
+    const hash = await wallet.sendTransaction({ to: '0x' + '77'.repeat(20), value: 1n })
+    assert.equal((await publicClient.waitForTransactionReceipt({ hash })).status, 'success')
+    provider.destroy()
+  } finally {
+    await node.stop()
+  }
+})
