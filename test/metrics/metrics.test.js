@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { Wallet } from 'ethers'
+import parsePrometheusTextFormat from 'parse-prometheus-text-format'
 import YAML from 'yaml'
 import { CHAIN_ID, DEV_ADDRESSES, DEV_KEYS, startNode } from '../helpers/node.js'
 import { scrape, samples, total, value } from '../helpers/prom.js'
@@ -37,6 +38,23 @@ test('the node prints its metrics URL and serves valid exposition text there', a
   assert.ok(value(m, 'keel_nodejs_eventloop_lag_seconds') >= 0)
   assert.equal(m.get('keel_nodejs_gc_duration_seconds')?.type, 'histogram')
   assert.ok(value(m, 'keel_storage_db_size_bytes') > 1000, 'the chain database has a size')
+})
+
+test('an independent Prometheus text parser reads the same families, types and series', async () => {
+  await rpc(node.url, 'eth_blockNumber')
+  const text = await (await fetch(node.metricsUrl)).text()
+  const strict = await scrape(node.metricsUrl)
+  const independent = parsePrometheusTextFormat(text)
+  assert.ok(independent.length > 20)
+  for (const family of independent) {
+    const mine = strict.get(family.name)
+    assert.ok(mine !== undefined, `${family.name} is seen by both parsers`)
+    assert.equal(family.type.toLowerCase(), mine.type)
+    assert.ok(family.name.startsWith('keel_'))
+  }
+  const requests = independent.find((f) => f.name === 'keel_rpc_requests_total')
+  const blockNumber = requests.metrics.find((m) => m.labels.method === 'eth_blockNumber' && m.labels.transport === 'http' && m.labels.outcome === 'ok')
+  assert.ok(Number(blockNumber.value) >= 1)
 })
 
 test('/metrics is not served on the public RPC port', async () => {
