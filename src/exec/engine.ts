@@ -88,7 +88,9 @@ export class ExecEngine {
     try {
       switch (task.kind) {
         case 'call': {
-          const outcome = await this.withState(task, (s, block) => this.runOnce(s, block, task, this.callGas(task)))
+          const outcome = await this.withState(task, (s, block) =>
+            this.isPlainCall(task) ? this.plainCall(s, block, task) : this.runOnce(s, block, task, this.callGas(task)),
+          )
           return { ok: true, kind: 'call', returnData: this.callResult(outcome) }
         }
         case 'estimateGas':
@@ -282,6 +284,62 @@ export class ExecEngine {
     if (error === undefined) return { kind: 'success', result }
     if (error.error === 'revert') return { kind: 'revert', result }
     return { kind: 'evmError', result, message: EVM_ERRORS[error.error] ?? error.error }
+  }
+
+  /**
+   * The common eth_call: a message to an address that names no gas, no fee and no authorizations. For it,
+   * runTx's bookkeeping (fee debit, miner credit, receipt, bloom) cannot change the result, so the EVM runs
+   * the message directly after the same preparation: intrinsic gas taken, origin, precompiles, target and
+   * coinbase warm (EIP-2929/3651), the access list warm. About half the cost of going through runTx.
+   */
+  private isPlainCall(task: ExecTask): boolean {
+    const a = task.args
+    return (
+      a.to !== undefined && a.to !== null && a.gas === undefined && a.authorizationList === undefined &&
+      (a.gasPrice ?? 0n) === 0n && (a.maxFeePerGas ?? 0n) === 0n && (a.maxPriorityFeePerGas ?? 0n) === 0n
+    )
+  }
+
+  private async plainCall(s: Session, block: Block, task: ExecTask): Promise<Outcome> {
+    const args = task.args
+    const caller = new Address(hexToBytes((args.from ?? ZERO_ADDRESS) as `0x${string}`))
+    const to = new Address(hexToBytes(args.to as `0x${string}`))
+    const value = args.value ?? 0n
+    const account = (await s.sm.getAccount(caller)) ?? new Account()
+    if (account.balance < value) {
+      throw serverError(`insufficient funds for gas * price + value: address ${checksum(caller.toString())} have ${account.balance} want ${value}`)
+    }
+    const gasLimit = this.callGas(task)
+    const tx = this.buildTx(s.vm.common, args, gasLimit, args.nonce ?? account.nonce)
+    const intrinsic = tx.getIntrinsicGas()
+    const evm = s.vm.evm
+    const journal = evm.journal
+    for (const [address] of evm.precompiles.entries()) journal.addAlwaysWarmAddress(address)
+    journal.addAlwaysWarmAddress(caller.toString())
+    journal.addAlwaysWarmAddress(to.toString())
+    if (s.vm.common.isActivatedEIP(3651)) journal.addAlwaysWarmAddress(block.header.coinbase.toString())
+    for (const item of args.accessList ?? []) {
+      journal.addAlwaysWarmAddress(item.address, true)
+      for (const key of item.storageKeys) journal.addAlwaysWarmSlot(item.address, key, true)
+    }
+    s.sm.originalStorageCache.clear()
+    const result = await evm.runCall({
+      block,
+      gasPrice: 0n,
+      caller,
+      origin: caller,
+      to,
+      value,
+      data: args.data ?? new Uint8Array(0),
+      gasLimit: gasLimit - intrinsic,
+      skipBalance: true,
+    })
+    s.sm.originalStorageCache.clear()
+    const outcome = { execResult: result.execResult } as RunTxResult
+    const error = result.execResult.exceptionError
+    if (error === undefined) return { kind: 'success', result: outcome }
+    if (error.error === 'revert') return { kind: 'revert', result: outcome }
+    return { kind: 'evmError', result: outcome, message: EVM_ERRORS[error.error] ?? error.error }
   }
 
   private callResult(outcome: Outcome): string {

@@ -167,3 +167,47 @@ describe('the read caches survive the revert and stay right', () => {
     assert.equal(engine.writesAttempted, 0)
   })
 })
+
+describe('plain eth_call (no gas, no fee) runs the EVM directly and agrees with the runTx path', () => {
+  // A call naming `gas` goes through runTx; the same call without it takes the direct path. Both must see
+  // the same gas (intrinsic gas taken, the same warm addresses), value, storage and revert data.
+  const CAP = 1n << 24n
+  const PROBE = '0x00000000000000000000000000000000000a11ce'
+  // GAS PUSH1 0 MSTORE ; SELFBALANCE PUSH1 32 MSTORE ; PUSH20 token BALANCE POP ; GAS PUSH1 64 MSTORE ;
+  // PUSH1 0 SLOAD PUSH1 96 MSTORE ; PUSH1 128 PUSH1 0 RETURN
+  const probeCode = () =>
+    hexToBytes(`0x5a600052476020527373${token.slice(2)}31505a604052600054606052608060 00f3`.replace('7373', '73').replace(' ', ''))
+
+  async function both(args, extra = {}) {
+    const direct = await engine.run(task('call', args, extra))
+    const viaRunTx = await engine.run(task('call', { ...args, gas: CAP }, extra))
+    return { direct, viaRunTx }
+  }
+
+  test('gasleft, value, cold account access and storage are the same on both paths', async () => {
+    const overrides = { stateOverrides: { [PROBE]: { code: probeCode(), state: { ['0x' + '00'.repeat(32)]: '0x' + '00'.repeat(31) + '2a' } } } }
+    for (const args of [
+      { to: PROBE },
+      { from: alice, to: PROBE, value: 1234n },
+      { from: alice, to: PROBE, data: hexToBytes('0x00ff00ff'), accessList: [{ address: token, storageKeys: [] }] },
+    ]) {
+      const { direct, viaRunTx } = await both(args, overrides)
+      assert.equal(direct.ok, true, JSON.stringify(direct))
+      assert.deepEqual(direct, viaRunTx)
+      const words = direct.returnData.slice(2).match(/.{64}/g).map((w) => BigInt(`0x${w}`))
+      assert.ok(words[0] < CAP && words[0] > CAP - 30_000n, `gasleft ${words[0]} after intrinsic gas`)
+      assert.equal(words[1], args.value ?? 0n, 'the value reached the callee')
+      assert.equal(words[3], 42n)
+    }
+  })
+
+  test('reverts, custom errors, panics and ERC20 reads are the same on both paths', async () => {
+    for (const data of ['failRequire', 'failEmpty', 'failPanic'].map((f) => reverterAbi.encodeFunctionData(f)).concat(reverterAbi.encodeFunctionData('failCustom', [7n]))) {
+      const { direct, viaRunTx } = await both({ from: alice, to: reverter, data: hexToBytes(data) })
+      assert.equal(direct.ok, false)
+      assert.deepEqual(direct, viaRunTx)
+    }
+    const { direct, viaRunTx } = await both({ to: token, data: balanceOfData(alice) })
+    assert.deepEqual(direct, viaRunTx)
+  })
+})
