@@ -14,7 +14,7 @@ import type { HeadInfo, NewBlockEvent } from './messages.js'
 import { decodeReceipts } from './receipts.js'
 import type { ReceiptRecord } from './receipts.js'
 import type { ChainLevel } from './store/level.js'
-import { decodeHead, decodeNumber, decodeTxLookup, Keys } from './store/schema.js'
+import { decodeNumber, decodeTxLookup, Keys } from './store/schema.js'
 import { LruMap } from '../util/lru.js'
 
 export interface BlockRecord {
@@ -188,11 +188,5 @@ export class ChainView {
     const offset = 1 + item.length
     for await (const k of this.level.keys({ gte: key(item, from), lte: key(item, to) })) out.push(decodeNumber(k, offset))
     return out
-  }
-
-  /** The head as stored on disk (used at startup before the producer reports). */
-  static async readHead(level: ChainLevel): Promise<{ number: bigint; hash: Uint8Array } | undefined> {
-    const head = await level.get(Keys.meta('head'))
-    return head === undefined ? undefined : decodeHead(head)
   }
 }

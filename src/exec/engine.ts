@@ -254,14 +254,7 @@ export class ExecEngine {
     reportAccessList = false,
   ): Promise<Outcome> {
     const args = task.args
-    const from = new Address(hexToBytes((args.from ?? ZERO_ADDRESS) as `0x${string}`))
-    const account = (await s.sm.getAccount(from)) ?? new Account()
-    const feeCap = args.maxFeePerGas ?? args.gasPrice ?? 0n
-    const value = args.value ?? 0n
-    const cost = gasLimit * feeCap + value
-    if (account.balance < cost) {
-      throw serverError(`insufficient funds for gas * price + value: address ${checksum(from.toString())} have ${account.balance} want ${cost}`)
-    }
+    const { account } = await this.fundedSender(s, args, gasLimit)
     const tx = this.buildTx(s.vm.common, args, gasLimit, args.nonce ?? account.nonce, accessList)
     await s.vm.evm.journal.checkpoint()
     let result: RunTxResult
@@ -280,10 +273,18 @@ export class ExecEngine {
     } finally {
       await s.vm.evm.journal.revert()
     }
-    const error = result.execResult.exceptionError
-    if (error === undefined) return { kind: 'success', result }
-    if (error.error === 'revert') return { kind: 'revert', result }
-    return { kind: 'evmError', result, message: EVM_ERRORS[error.error] ?? error.error }
+    return outcomeOf(result)
+  }
+
+  /** The sender, which must afford gas * price + value as geth's buyGas demands (also for eth_call). */
+  private async fundedSender(s: Session, args: ExecCallArgs, gasLimit: bigint): Promise<{ address: Address; account: Account }> {
+    const address = new Address(hexToBytes((args.from ?? ZERO_ADDRESS) as `0x${string}`))
+    const account = (await s.sm.getAccount(address)) ?? new Account()
+    const cost = gasLimit * (args.maxFeePerGas ?? args.gasPrice ?? 0n) + (args.value ?? 0n)
+    if (account.balance < cost) {
+      throw serverError(`insufficient funds for gas * price + value: address ${checksum(address.toString())} have ${account.balance} want ${cost}`)
+    }
+    return { address, account }
   }
 
   /**
@@ -302,14 +303,9 @@ export class ExecEngine {
 
   private async plainCall(s: Session, block: Block, task: ExecTask): Promise<Outcome> {
     const args = task.args
-    const caller = new Address(hexToBytes((args.from ?? ZERO_ADDRESS) as `0x${string}`))
-    const to = new Address(hexToBytes(args.to as `0x${string}`))
-    const value = args.value ?? 0n
-    const account = (await s.sm.getAccount(caller)) ?? new Account()
-    if (account.balance < value) {
-      throw serverError(`insufficient funds for gas * price + value: address ${checksum(caller.toString())} have ${account.balance} want ${value}`)
-    }
     const gasLimit = this.callGas(task)
+    const { address: caller, account } = await this.fundedSender(s, args, gasLimit)
+    const to = new Address(hexToBytes(args.to as `0x${string}`))
     const tx = this.buildTx(s.vm.common, args, gasLimit, args.nonce ?? account.nonce)
     const intrinsic = tx.getIntrinsicGas()
     const evm = s.vm.evm
@@ -329,17 +325,13 @@ export class ExecEngine {
       caller,
       origin: caller,
       to,
-      value,
+      value: args.value ?? 0n,
       data: args.data ?? new Uint8Array(0),
       gasLimit: gasLimit - intrinsic,
       skipBalance: true,
     })
     s.sm.originalStorageCache.clear()
-    const outcome = { execResult: result.execResult } as RunTxResult
-    const error = result.execResult.exceptionError
-    if (error === undefined) return { kind: 'success', result: outcome }
-    if (error.error === 'revert') return { kind: 'revert', result: outcome }
-    return { kind: 'evmError', result: outcome, message: EVM_ERRORS[error.error] ?? error.error }
+    return outcomeOf({ execResult: result.execResult } as RunTxResult)
   }
 
   private callResult(outcome: Outcome): string {
@@ -438,6 +430,13 @@ export class ExecEngine {
 }
 
 const checksum = (address: string): string => toChecksumAddress(address)
+
+function outcomeOf(result: RunTxResult): Outcome {
+  const error = result.execResult.exceptionError
+  if (error === undefined) return { kind: 'success', result }
+  if (error.error === 'revert') return { kind: 'revert', result }
+  return { kind: 'evmError', result, message: EVM_ERRORS[error.error] ?? error.error }
+}
 
 /**
  * Every tx and header constructor copies its Common and re-merges its parameter tables (updateParams

@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { waitForLine } from '../helpers/node.js'
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const run = promisify(execFile)
@@ -46,19 +47,7 @@ describe('TLS', () => {
       '--port', '0', '--metrics-port', '0', '--block-time', '0',
       '--tls-cert', join(dir, 'cert.pem'), '--tls-key', join(dir, 'key.pem'),
     ], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    port = await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listening line: ${out}`)), 20_000)
-      proc.stdout.on('data', (chunk) => {
-        out += chunk
-        const match = /listening on https:\/\/127\.0\.0\.1:(\d+)/.exec(out)
-        if (match) {
-          clearTimeout(timer)
-          resolve(Number(match[1]))
-        }
-      })
-      proc.once('exit', (code) => reject(new Error(`node exited ${code}: ${out}`)))
-    })
+    port = Number((await waitForLine(proc, /listening on https:\/\/127\.0\.0\.1:(\d+)/))[1])
   })
   after(async () => {
     if (proc && proc.exitCode === null) {

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
 import { OPTIONS_BY_ENV } from '../../dist/config/options.js'
 import { repoRoot } from '../helpers/keel-cli.js'
+import { waitForLine } from '../helpers/node.js'
 
 const deploy = join(repoRoot, 'deploy')
 const read = (...parts) => readFileSync(join(deploy, ...parts), 'utf8')
@@ -95,19 +96,7 @@ test('Dockerfile: ENTRYPOINT + CMD start a node that passes the image HEALTHCHEC
   const env = { ...clean, ...envOf(runtime), KEEL_DATA_DIR: dataDir, KEEL_HOST: '127.0.0.1', KEEL_PORT: '0', KEEL_METRICS_PORT: '0' }
   const child = spawn(process.execPath, [entrypoint[1].replace('/app/', `${repoRoot}/`), ...cmd], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   t.after(() => child.kill('SIGKILL'))
-  const port = await new Promise((resolve, reject) => {
-    let out = ''
-    const timer = setTimeout(() => reject(new Error(`no listening line: ${out}`)), 20_000)
-    child.stdout.on('data', (chunk) => {
-      out += chunk
-      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)
-      if (m) {
-        clearTimeout(timer)
-        resolve(Number(m[1]))
-      }
-    })
-    child.once('exit', (code) => reject(new Error(`node exited ${code}: ${out}`)))
-  })
+  const port = Number((await waitForLine(child, /listening on http:\/\/127\.0\.0\.1:(\d+)/))[1])
   const health = runtime.body.find((i) => i.op === 'HEALTHCHECK')
   const probe = JSON.parse(/CMD\s+(\[.*\])\s*$/.exec(health.args)[1])
   const script = probe[2].replace('127.0.0.1:8545', `127.0.0.1:${port}`)

@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import vm from 'node:vm'
 import { Wallet } from 'ethers'
 import { OPTIONS_BY_FLAG } from '../../dist/config/options.js'
-import { startNode } from '../helpers/node.js'
+import { startNode, waitForLine } from '../helpers/node.js'
 import { keelCli, repoRoot } from '../helpers/keel-cli.js'
 
 const DOCS = ['README.md']
@@ -95,19 +95,8 @@ const checks = {
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     try {
-      const url = await new Promise((resolve, reject) => {
-        let out = ''
-        const timer = setTimeout(() => reject(new Error(`npm start printed no listening line:\n${out}`)), 90_000)
-        child.stdout.on('data', (chunk) => {
-          out += chunk
-          const m = /keel: listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
-          if (m) {
-            clearTimeout(timer)
-            resolve(m[1])
-          }
-        })
-        child.on('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${out}`)))
-      })
+      // npm start builds first, hence the longer wait
+      const [, url] = await waitForLine(child, /keel: listening on (http:\/\/127\.0\.0\.1:\d+)/, 90_000)
       const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' })
       assert.equal((await res.json()).result, '0x600d')
       assert.ok(existsSync(join(dataDir, 'operator.key')), 'the embedded default generated an operator key')

@@ -104,6 +104,29 @@ const readyPattern = target === 'anvil' ? /Listening on ([\d.]+):(\d+)/ : /^keel
 const operatorPattern = /^keel: operator address (0x[0-9a-fA-F]{40})\b/m
 const metricsPattern = /^keel: metrics on (http:\/\/\S+\/metrics)\s*$/m
 
+/**
+ * Resolves with the first match of `pattern` in a child's stdout (for tests that spawn a node their own
+ * way, e.g. with TLS or the Docker image's command); rejects when the child exits first or on timeout.
+ */
+export function waitForLine(child, pattern, timeoutMs = READY_TIMEOUT_MS) {
+  return new Promise((resolve, reject) => {
+    let out = ''
+    const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms:\n${out}`)), timeoutMs)
+    child.stdout.on('data', (chunk) => {
+      out += chunk
+      const match = pattern.exec(out)
+      if (match) {
+        clearTimeout(timer)
+        resolve(match)
+      }
+    })
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`process exited (${code}) before a line matching ${pattern}:\n${out}`))
+    })
+  })
+}
+
 function launch(spec, previousExit) {
   const { file, argv } = commandFor(spec)
   if (target === 'keel' && !existsSync(join(repoRoot, 'dist', 'cli', 'main.js'))) {

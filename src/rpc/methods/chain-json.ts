@@ -74,8 +74,8 @@ function receiptObjects(record: BlockRecord): Array<Record<string, unknown>> {
   return memo(record, 'receipts:objects', () => {
     const receipts = record.receipts()
     const txs = record.txs()
+    const gasUsed = gasUsedPerTx(record)
     const out: Array<Record<string, unknown>> = []
-    let previous = 0n
     let firstLogIndex = 0
     for (let i = 0; i < receipts.length; i++) {
       const r = receipts[i]
@@ -84,7 +84,7 @@ function receiptObjects(record: BlockRecord): Array<Record<string, unknown>> {
           tx: txs[i],
           sender: record.senders[i],
           receipt: r,
-          gasUsed: r.cumulativeGasUsed - previous,
+          gasUsed: gasUsed[i],
           blockHash: record.hash,
           blockNumber: record.number,
           blockTimestamp: record.header.timestamp,
@@ -95,7 +95,6 @@ function receiptObjects(record: BlockRecord): Array<Record<string, unknown>> {
           transactionHash: record.txHashes[i],
         }),
       )
-      previous = r.cumulativeGasUsed
       firstLogIndex += r.logs.length
     }
     return out
