@@ -1,14 +1,18 @@
-// npm run bench [-- --quick] [-- --micro-only | --macro-only]
+// npm run bench [-- --quick] [-- --micro-only | --macro-only] [-- --only <text>]
+// --only runs just the macro scenarios whose name contains <text> (case-insensitive), for iterating.
 // Prints the micro benchmarks (tinybench) and the Keel-vs-anvil table. Exits 1 only if a scenario
 // errored, never because of speed.
 
-const args = new Set(process.argv.slice(2))
+const argv = process.argv.slice(2)
+const args = new Set(argv)
+const onlyAt = argv.indexOf('--only')
+const only = onlyAt >= 0 ? argv[onlyAt + 1] : undefined
 const quick = args.has('--quick')
 const time = quick ? 300 : 2000
 let failed = false
 const started = Date.now()
 
-if (!args.has('--macro-only')) {
+if (!args.has('--macro-only') && only === undefined) {
   for (const name of ['rpc', 'exec', 'build']) {
     try {
       const mod = await import(`./micro/${name}.js`)
@@ -26,7 +30,7 @@ if (!args.has('--macro-only')) {
 if (!args.has('--micro-only')) {
   try {
     const { runMacro } = await import('./macro/run.js')
-    const { rows, failed: macroFailed } = await runMacro({ quick })
+    const { rows, failed: macroFailed } = await runMacro({ quick, only })
     console.log('\nmacro: Keel vs anvil (one node at a time, same load generator)')
     console.table(rows)
     if (macroFailed) failed = true

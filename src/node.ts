@@ -108,12 +108,19 @@ export async function startNode(input: KeelConfig): Promise<RunningNode> {
   const level = await openChainLevel(join(config.dataDir, 'chain'), { createIfMissing: false })
   const view = new ChainView(level, common, crypto.keccak256, ready.head, ready.genesisHash, config.stateHistory)
   producer.onBlock((event) => view.applyBlock(event))
+  // 'latest' stays warm: the block's state diff goes to the main thread's reader and every call worker
+  const headState = new StateReader(common, level, { nodeCacheSize: 30_000 })
   const filters = new FilterRegistry(config.filterTimeoutSeconds * 1000)
   producer.onPendingTx((hashes) => filters.onPendingTransactions(hashes))
   const executor = new ExecPool(
     { dataDir: config.dataDir, genesis, limits: { gasCap: config.rpcGasCap, timeoutMs: config.rpcEvmTimeoutMs } },
     { workers: config.callWorkers },
   )
+  producer.onBlock((event) => {
+    if (event.stateDiff === undefined) return
+    headState.applyDiff(event.stateDiff)
+    executor.publishStateDiff(event.stateDiff)
+  })
 
   const deps: MethodDeps = {
     config,
@@ -148,7 +155,7 @@ export async function startNode(input: KeelConfig): Promise<RunningNode> {
     }
   })
   dispatcher.registerAll(web3NetMethods(deps))
-  dispatcher.registerAll(stateMethods(deps, new StateReader(common, level, { nodeCacheSize: 30_000 })))
+  dispatcher.registerAll(stateMethods(deps, headState))
   dispatcher.registerAll(feeMethods(deps))
   dispatcher.registerAll(blockMethods(deps))
   dispatcher.registerAll(execMethods(deps))

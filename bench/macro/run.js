@@ -16,6 +16,13 @@ async function wsScenario(node, duration) {
   return wsRoundTrips(node.wsUrl, duration)
 }
 
+/** newHeads to 1,000 WebSocket subscribers: p99 of each notification's lag behind the first one of its block. */
+async function newHeadsScenario(node, quick) {
+  const { newHeadsDelivery } = await import(new URL('./ws.js', import.meta.url).href)
+  const r = await newHeadsDelivery(node.wsUrl, { subscribers: 1000, blocks: quick ? 3 : 8 })
+  return { value: r.latencyMs.p99, unit: 'ms', calls: r.latencyMs.samples, errors: r.missed, lowerIsBetter: true }
+}
+
 function scenarios(quick) {
   const d = quick ? 3 : 10
   const per = quick ? 10 : 40
@@ -26,19 +33,22 @@ function scenarios(quick) {
     ['eth_getBalance', (n) => cannon(n.url, { body: req('eth_getBalance', [addr, 'latest']), duration: d })],
     ['eth_call balanceOf (unique)', (n, c) => cannon(n.url, { bodies: Array.from({ length: 50_000 }, (_, i) => req('eth_call', [{ to: c.token, data: balanceOfData(`0x${(0x10000 + i).toString(16).padStart(40, '0')}`) }, 'latest'])), duration: d })],
     ['eth_call balanceOf (repeated)', (n, c) => cannon(n.url, { body: req('eth_call', [{ to: c.token, data: balanceOfData(c.senders[0].address) }, 'latest']), duration: d })],
-    ['eth_estimateGas ERC20 transfer', (n, c) => cannon(n.url, { bodies: Array.from({ length: 1000 }, (_, i) => req('eth_estimateGas', [{ from: c.senders[i % c.senders.length].address, to: c.token, data: balanceOfData(c.holders[i]).replace('0x70a08231', '0xa9059cbb') + '1'.padStart(64, '0') }])), duration: d })],
+    // 50,000 distinct requests (the amount varies), so that no estimate is answered from the result cache
+    ['eth_estimateGas ERC20 transfer (unique)', (n, c) => cannon(n.url, { bodies: Array.from({ length: 50_000 }, (_, i) => req('eth_estimateGas', [{ from: c.senders[i % c.senders.length].address, to: c.token, data: balanceOfData(c.holders[i % c.holders.length]).replace('0x70a08231', '0xa9059cbb') + (i + 1).toString(16).padStart(64, '0') }])), duration: d })],
     ['batch of 100 eth_getBalance', (n) => cannon(n.url, { body: JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_getBalance', params: [`0x${(0xd000 + i).toString(16).padStart(40, '0')}`, 'latest'] }))), duration: d, connections: 8 })],
     ['native transfers, 64 senders, all mined', (n, c) => transfers(n, c, 'native', per)],
     ['ERC20 transfers, 64 senders, all mined', (n, c) => transfers(n, c, 'erc20', per)],
     ['eth_getLogs whole chain (token)', (n, c) => cannon(n.url, { body: req('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: c.token }]), duration: d, connections: 8 })],
     ['WS eth_chainId round trips', (n) => wsScenario(n, d)],
+    ['WS newHeads delivery p99, 1000 subscribers (lower is better)', (n) => newHeadsScenario(n, quick)],
   ]
 }
 
-async function measure(node, quick, log) {
+async function measure(node, quick, only, log) {
   const ctx = await prepare(node, quick)
   const out = {}
   for (const [name, fn] of scenarios(quick)) {
+    if (only !== undefined && !name.toLowerCase().includes(only.toLowerCase())) continue
     const cpu0 = cpuMicros(node.pid)
     let r
     try {
@@ -55,13 +65,13 @@ async function measure(node, quick, log) {
   return out
 }
 
-export async function runMacro({ quick, log = console.log }) {
+export async function runMacro({ quick, only, log = console.log }) {
   const results = {}
   for (const start of [startKeel, startAnvil]) {
     const node = await start()
     log(`${node.name} on ${node.url} (pid ${node.pid})`)
     try {
-      results[node.name] = await measure(node, quick, log)
+      results[node.name] = await measure(node, quick, only, log)
     } finally {
       await node.stop()
     }

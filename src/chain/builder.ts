@@ -3,15 +3,14 @@
 // BlockBuilder.addTransaction re-creates the block per transaction (quadratic: 8.9 s for 500 txs);
 // this loop does 500 in a few hundred ms.
 
-import { Block, createBlockHeader, genTransactionsTrieRoot } from '@ethereumjs/block'
+import { Block, createBlockHeader } from '@ethereumjs/block'
 import type { BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
-import { MerklePatriciaTrie } from '@ethereumjs/mpt'
-import { RLP } from '@ethereumjs/rlp'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Address, hexToBytes } from '@ethereumjs/util'
 import { Bloom, encodeReceipt, runTx } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
+import { orderedTrieRoot } from './ordered-trie.js'
 import type { PooledTx } from './pooled-tx.js'
 import type { ReceiptRecord } from './receipts.js'
 
@@ -59,6 +58,7 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
   const invalid: PooledTx[] = []
   const skippedSenders = new Set<string>()
   const bloom = new Bloom(undefined, common)
+  const blooms: Uint8Array[] = []
   let gasUsed = 0n
 
   await vm.evm.journal.checkpoint()
@@ -89,6 +89,7 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
       gasUsed += result.totalGasSpent
       const r = result.receipt as { status?: 0 | 1; logs: ReceiptRecord['logs'] }
       receipts.push({ status: r.status ?? 1, cumulativeGasUsed: gasUsed, logs: r.logs })
+      blooms.push(result.bloom.bitvector)
       bloom.or(result.bloom)
       included.push(ptx)
     }
@@ -96,20 +97,19 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
     await vm.evm.journal.commit()
 
     const txs: TypedTransaction[] = included.map((p) => p.tx)
-    const transactionsTrie = await genTransactionsTrieRoot(txs, new MerklePatriciaTrie({ common }))
-    const receiptTrie = new MerklePatriciaTrie({ common })
-    for (let i = 0; i < receipts.length; i++) {
-      const rec = receipts[i]
-      await receiptTrie.put(
-        RLP.encode(i),
+    const keccak = common.customCrypto.keccak256!
+    const transactionsTrie = orderedTrieRoot(txs.map((tx) => tx.serialize()), keccak)
+    const receiptTrie = orderedTrieRoot(
+      receipts.map((rec, i) =>
         encodeReceipt(
-          { status: rec.status, cumulativeBlockGasUsed: rec.cumulativeGasUsed, bitvector: logsBloomOf(rec, common), logs: rec.logs },
+          { status: rec.status, cumulativeBlockGasUsed: rec.cumulativeGasUsed, bitvector: blooms[i], logs: rec.logs },
           txs[i].type,
         ),
-      )
-    }
+      ),
+      keccak,
+    )
     const header = createBlockHeader(
-      { ...headerData, stateRoot, transactionsTrie, receiptTrie: receiptTrie.root(), logsBloom: bloom.bitvector, gasUsed },
+      { ...headerData, stateRoot, transactionsTrie, receiptTrie, logsBloom: bloom.bitvector, gasUsed },
       { common },
     )
     const block = new Block(header, txs, [], common.isActivatedEIP(4895) ? [] : undefined, { common })

@@ -1,5 +1,6 @@
 // What crosses between the main thread and the producer thread. Small, typed, structured-clone safe.
 
+import type { StateDiff } from './state-diff.js'
 import type { RpcErrorShape } from '../rpc/errors.js'
 import type { KeelConfig } from '../config/types.js'
 import type { GethGenesis } from '../evm/common.js'
@@ -52,6 +53,8 @@ export interface NewBlockEvent {
   txHashes: string[]
   /** Measured on the producer thread, for the main thread's metrics. */
   stats?: BlockStats
+  /** What the block changed in the state, for the readers that keep the head warm. */
+  stateDiff?: StateDiff
 }
 
 /** Milliseconds spent sealing one block, and pooled transactions dropped as invalid while building it. */

@@ -29,6 +29,8 @@ import { decodeHead, decodeNumber, encodeHead, encodeNumber, encodeTxLookup, Key
 import { createNodeCache, ReadOnlyTrieDB, trieKey, WritableTrieDB } from './store/state-db.js'
 import type { LevelOp } from './store/state-db.js'
 import { GroupCommit } from './store/group-commit.js'
+import { yieldWhileWriting } from './store/yielding-trie.js'
+import { StateDiffRecorder } from './state-diff.js'
 import { TxPool } from './txpool.js'
 import type { AccountReader } from './txpool.js'
 import { RLP } from '@ethereumjs/rlp'
@@ -94,6 +96,7 @@ export class Producer {
     private readonly trieDb: WritableTrieDB,
     private readonly vm: VM,
     private readonly reader: HeadAccountReader,
+    private readonly diffs: StateDiffRecorder,
     private readonly recentHashes: Map<bigint, Uint8Array>,
     readonly pool: TxPool,
     private readonly events: ProducerEvents,
@@ -119,7 +122,10 @@ export class Producer {
       valueEncoding: ValueEncoding.Bytes,
       useNodePruning: config.stateHistory > 0,
     })
+    yieldWhileWriting(trie)
     const sm = new FixedMerkleStateManager({ trie, common, prefixStorageTrieKeys: true, caches: caches(100_000) })
+    const diffs = new StateDiffRecorder()
+    diffs.attach(trie, sm)
     const readerTrie = await createMPT({
       db: new ReadOnlyTrieDB(level, nodeCache),
       useKeyHashing: true,
@@ -139,6 +145,7 @@ export class Producer {
       trieDb,
       vm,
       reader,
+      diffs,
       recentHashes,
       new TxPool({
         maxSlots: config.txpoolMaxSlots,
@@ -151,6 +158,7 @@ export class Producer {
     )
     if (genesis.coinbase !== undefined) producer.coinbase = new Address(hexToBytes(genesis.coinbase as `0x${string}`))
     await producer.initChain(genesis, sm)
+    diffs.discard()
     await producer.restorePool()
     return producer
   }
@@ -389,6 +397,7 @@ export class Producer {
       })
     } catch (err) {
       this.trieDb.discard()
+      this.diffs.discard()
       await this.vm.stateManager.setStateRoot(parent.stateRoot, true)
       throw err
     }
@@ -433,9 +442,11 @@ export class Producer {
       await this.level.batch(ops)
     } catch (err) {
       this.trieDb.discard()
+      this.diffs.discard()
       await this.vm.stateManager.setStateRoot(this.head.stateRoot, true)
       throw err
     }
+    const stateDiff = this.diffs.take(this.head.stateRoot, header.stateRoot)
     const writeMs = performance.now() - writeStartedAt
     this.trieDb.release()
     this.head = header
@@ -447,7 +458,7 @@ export class Producer {
       await this.level.batch(evicted.map((p) => ({ type: 'del' as const, key: Keys.pooledTx(hexToBytes(p.hash as `0x${string}`)) })))
     }
     const stats = { buildMs, commitMs: performance.now() - commitStartedAt, writeMs, droppedTxs: invalid.length }
-    this.events.onBlock({ kind: 'block', head: headInfo(header), headerRlp, bodyRlp, receiptsRlp, txHashes, stats })
+    this.events.onBlock({ kind: 'block', head: headInfo(header), headerRlp, bodyRlp, receiptsRlp, txHashes, stats, stateDiff })
   }
 
   /** Stops sealing, lets the block in progress finish, and leaves the pool journalled on disk. */

@@ -309,19 +309,35 @@ export class TxPool {
    */
   async onBlock(included: PooledTx[], dropped: PooledTx[], reader: AccountReader, _baseFee: bigint): Promise<PooledTx[]> {
     const touched = new Set<string>()
+    // a sender's nonce after the block, known without reading state: one past its last included tx
+    const nonceAfter = new Map<string, bigint>()
     let delegations = false
     for (const ptx of included) {
       touched.add(ptx.sender)
+      nonceAfter.set(ptx.sender, ptx.nonce + 1n)
       if (ptx.type === 4) delegations = true
       this.removeTx(ptx)
     }
     for (const ptx of dropped) {
       touched.add(ptx.sender)
+      nonceAfter.delete(ptx.sender)
       this.removeTx(ptx)
     }
-    // EIP-7702 authorizations bump the nonces of accounts other than the sender.
-    const addrs = delegations ? [...this.senders.keys()] : [...touched].filter((a) => this.senders.has(a))
-    const nonces = await Promise.all(addrs.map((a) => reader.getNonce(a)))
+    // EIP-7702 authorizations bump the nonces of accounts other than the sender (and of senders too).
+    let addrs = delegations ? [...this.senders.keys()] : [...touched].filter((a) => this.senders.has(a))
+    if (!delegations) {
+      // a sender with nothing left in the pool needs no nonce at all
+      addrs = addrs.filter((a) => {
+        const acc = this.senders.get(a)!
+        if (acc.txs.size > 0) return true
+        this.pendingTotal -= acc.pendingCount
+        this.senders.delete(a)
+        return false
+      })
+    }
+    const nonces = await Promise.all(
+      addrs.map((a) => (!delegations ? nonceAfter.get(a) : undefined) ?? reader.getNonce(a)),
+    )
 
     const removed: PooledTx[] = []
     for (let i = 0; i < addrs.length; i++) {

@@ -2,6 +2,7 @@
 
 import { Common, createCommonFromGethGenesis, Hardfork } from '@ethereumjs/common'
 import type { CustomCrypto } from '@ethereumjs/common'
+import { memoizeEipLookups } from './eip-memo.js'
 import { primeCommonParams } from './params-memo.js'
 
 export interface GethAllocAccount {
@@ -60,6 +61,7 @@ export function createChainCommon(genesis: GethGenesis, customCrypto: CustomCryp
   const common = createCommonFromGethGenesis(normalised as never, { chain: 'keel', customCrypto })
   common.setHardforkBy({ blockNumber: 0n, timestamp: BigInt(normalised.timestamp) })
   primeCommonParams(common)
+  memoizeEipLookups()
   if (!common.gteHardfork(Hardfork.London)) {
     throw new Error('genesis config: Keel needs London (EIP-1559) active from block 0 (set londonBlock: 0)')
   }

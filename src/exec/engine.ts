@@ -15,7 +15,10 @@ import { Keys } from '../chain/store/schema.js'
 import type { FixedMerkleStateManager } from '../evm/state-manager.js'
 import { ErrorCode, executionReverted, RpcError, serverError, toShape } from '../rpc/errors.js'
 import { decodeRevertReason } from './revert.js'
+import { messageGas } from './intrinsic-gas.js'
+import type { MessageGas } from './intrinsic-gas.js'
 import { StateReader } from './state-reader.js'
+import type { StateDiff } from '../chain/state-diff.js'
 import { blockHashSource } from '../evm/block-hashes.js'
 import type { ExecAccessListItem, ExecBlock, ExecCallArgs, ExecLimits, ExecResult, ExecTask } from './types.js'
 
@@ -25,6 +28,7 @@ const TX_GAS_CAP_OSAKA = 1n << 24n
 const ESTIMATE_ERROR_RATIO = 0.015
 const CALL_STIPEND = 2300n
 const ZERO_ADDRESS = `0x${'00'.repeat(20)}`
+const EMPTY = new Uint8Array(0)
 
 interface Session {
   sm: FixedMerkleStateManager
@@ -47,10 +51,14 @@ const EVM_ERRORS: Record<string, string> = {
   'insufficient balance': 'insufficient balance for transfer',
 }
 
+/**
+ * `needed`: the gas the execution consumed before refunds (at least the intrinsic minimum). With a limit
+ * below it the same execution runs out of gas; with exactly it, it usually succeeds.
+ */
 type Outcome =
-  | { kind: 'success'; result: RunTxResult }
-  | { kind: 'revert'; result: RunTxResult }
-  | { kind: 'evmError'; result: RunTxResult; message: string }
+  | { kind: 'success'; result: RunTxResult; needed: bigint }
+  | { kind: 'revert'; result: RunTxResult; needed: bigint }
+  | { kind: 'evmError'; result: RunTxResult; message: string; needed: bigint }
 
 export class ExecEngine {
   private readonly blocks = new Map<string, Block>()
@@ -62,8 +70,9 @@ export class ExecEngine {
     private readonly common: Common,
     private readonly level: ChainLevel,
     private readonly limits: ExecLimits,
+    opts: { syncReads?: boolean } = {},
   ) {
-    this.reader = new StateReader(common, level, { nodeCacheSize: 50_000, maxOpenRoots: 4 })
+    this.reader = new StateReader(common, level, { nodeCacheSize: 50_000, maxOpenRoots: 4, syncReads: opts.syncReads })
   }
 
   /** How many writes the call path attempted against the DB (must stay 0). */
@@ -71,10 +80,20 @@ export class ExecEngine {
     return this.reader.trieDb.writesAttempted
   }
 
+  /** Trie nodes read from LevelDB so far, for benchmarks and tests. */
+  get trieNodeReads(): number {
+    return this.reader.trieDb.fetches
+  }
+
   /** Read-cache effectiveness, for benchmarks and tests. */
   get readCacheStats(): { slots: number; slotHits: number; slotMisses: number } {
     const slots = this.reader.shared.slots
     return { slots: slots.size, slotHits: slots.hits, slotMisses: slots.misses }
+  }
+
+  /** A new head's state diff from the producer: keeps calls at the head off the trie. */
+  applyStateDiff(diff: StateDiff): void {
+    this.reader.applyDiff(diff)
   }
 
   /** Runs tasks one at a time: a state manager's checkpoints must not interleave. */
@@ -89,7 +108,7 @@ export class ExecEngine {
       switch (task.kind) {
         case 'call': {
           const outcome = await this.withState(task, (s, block) =>
-            this.isPlainCall(task) ? this.plainCall(s, block, task) : this.runOnce(s, block, task, this.callGas(task)),
+            isPlainMessage(task.args) ? this.plainCall(s, block, task) : this.runOnce(s, block, task, this.callGas(task)),
           )
           return { ok: true, kind: 'call', returnData: this.callResult(outcome) }
         }
@@ -273,7 +292,9 @@ export class ExecEngine {
     } finally {
       await s.vm.evm.journal.revert()
     }
-    return outcomeOf(result)
+    const used = tx.getIntrinsicGas() + result.execResult.executionGasUsed
+    const minimum = tx.getMinimumGasLimit()
+    return outcomeOf(result, used > minimum ? used : minimum)
   }
 
   /** The sender, which must afford gas * price + value as geth's buyGas demands (also for eth_call). */
@@ -288,26 +309,30 @@ export class ExecEngine {
   }
 
   /**
-   * The common eth_call: a message to an address that names no gas, no fee and no authorizations. For it,
+   * The common eth_call: a message to an address that names no fee and no authorizations. For it,
    * runTx's bookkeeping (fee debit, miner credit, receipt, bloom) cannot change the result, so the EVM runs
    * the message directly after the same preparation: intrinsic gas taken, origin, precompiles, target and
    * coinbase warm (EIP-2929/3651), the access list warm. About half the cost of going through runTx.
    */
-  private isPlainCall(task: ExecTask): boolean {
-    const a = task.args
-    return (
-      a.to !== undefined && a.to !== null && a.gas === undefined && a.authorizationList === undefined &&
-      (a.gasPrice ?? 0n) === 0n && (a.maxFeePerGas ?? 0n) === 0n && (a.maxPriorityFeePerGas ?? 0n) === 0n
-    )
-  }
-
   private async plainCall(s: Session, block: Block, task: ExecTask): Promise<Outcome> {
     const args = task.args
     const gasLimit = this.callGas(task)
-    const { address: caller, account } = await this.fundedSender(s, args, gasLimit)
+    const { account } = await this.fundedSender(s, args, gasLimit)
+    const gas = messageGas(s.vm.common, args.data ?? EMPTY, args.accessList) ?? this.txGas(s, args, gasLimit, account.nonce)
+    if (gasLimit < gas.minimum) throw serverError(`intrinsic gas too low: have ${gasLimit}, want ${gas.minimum}`)
+    return this.runDirect(s, block, args, gasLimit, gas)
+  }
+
+  /** Intrinsic gas and the least gas limit, from a transaction object (forks messageGas does not model). */
+  private txGas(s: Session, args: ExecCallArgs, gasLimit: bigint, nonce: bigint): MessageGas {
+    const tx = this.buildTx(s.vm.common, args, gasLimit, nonce)
+    return { intrinsic: tx.getIntrinsicGas(), minimum: tx.getMinimumGasLimit() }
+  }
+
+  /** Runs a plain message in the EVM with runTx's preparation and gas accounting (see isPlainMessage). */
+  private async runDirect(s: Session, block: Block, args: ExecCallArgs, gasLimit: bigint, gas: MessageGas): Promise<Outcome> {
+    const caller = new Address(hexToBytes((args.from ?? ZERO_ADDRESS) as `0x${string}`))
     const to = new Address(hexToBytes(args.to as `0x${string}`))
-    const tx = this.buildTx(s.vm.common, args, gasLimit, args.nonce ?? account.nonce)
-    const intrinsic = tx.getIntrinsicGas()
     const evm = s.vm.evm
     const journal = evm.journal
     for (const [address] of evm.precompiles.entries()) journal.addAlwaysWarmAddress(address)
@@ -319,19 +344,25 @@ export class ExecEngine {
       for (const key of item.storageKeys) journal.addAlwaysWarmSlot(item.address, key, true)
     }
     s.sm.originalStorageCache.clear()
-    const result = await evm.runCall({
+    const { execResult } = await evm.runCall({
       block,
       gasPrice: 0n,
       caller,
       origin: caller,
       to,
       value: args.value ?? 0n,
-      data: args.data ?? new Uint8Array(0),
-      gasLimit: gasLimit - intrinsic,
+      data: args.data ?? EMPTY,
+      gasLimit: gasLimit - gas.intrinsic,
       skipBalance: true,
     })
     s.sm.originalStorageCache.clear()
-    return outcomeOf({ execResult: result.execResult } as RunTxResult)
+    // runTx's accounting: refunds capped at a fifth of the gas used, then the EIP-7623 floor
+    const used = gas.intrinsic + execResult.executionGasUsed
+    const refund = execResult.gasRefund ?? 0n
+    let spent = used - (refund < used / 5n ? refund : used / 5n)
+    if (spent < gas.minimum) spent = gas.minimum
+    const needed = used > gas.minimum ? used : gas.minimum
+    return outcomeOf({ execResult, totalGasSpent: spent, gasRefund: refund } as RunTxResult, needed)
   }
 
   private callResult(outcome: Outcome): string {
@@ -365,31 +396,57 @@ export class ExecEngine {
           return 21000n
         }
       }
-      const first = await this.runAt(s, block, task, hi)
+      const probe = await this.prober(s, block, task)
+      const first = await probe(hi)
       if (first.kind === 'revert') this.callResult(first)
       if (first.kind !== 'success') {
         if (first.kind === 'evmError' && first.message !== 'out of gas') throw serverError(first.message)
         throw serverError(`gas required exceeds allowance (${hi})`)
       }
-      const used = first.result.totalGasSpent
-      let lo = used - 1n
-      const refund = first.result.gasRefund ?? 0n
-      const optimistic = ((used + refund + CALL_STIPEND) * 64n) / 63n
-      if (optimistic < hi) {
-        const o = await this.runAt(s, block, task, optimistic)
-        if (o.kind === 'success') hi = optimistic
-        else lo = optimistic
+      // Below the gas the execution consumed before refunds it cannot succeed; at exactly that it
+      // usually does, which makes most estimates two executions and the answer the true minimum.
+      // Otherwise (gas-dependent paths: the 63/64 rule, a stipend) geth's search from there on.
+      const needed = first.needed
+      let lo = needed - 1n
+      if (needed < hi) {
+        if ((await probe(needed)).kind === 'success') return needed
+        lo = needed
+        const optimistic = ((needed + CALL_STIPEND) * 64n) / 63n
+        if (optimistic < hi) {
+          if ((await probe(optimistic)).kind === 'success') hi = optimistic
+          else lo = optimistic
+        }
       }
       while (lo + 1n < hi) {
         if (Number(hi - lo) / Number(hi) < ESTIMATE_ERROR_RATIO) break
         let mid = (hi + lo) / 2n
         if (mid > lo * 2n) mid = lo * 2n
-        const o = await this.runAt(s, block, task, mid)
-        if (o.kind === 'success') hi = mid
+        if ((await probe(mid)).kind === 'success') hi = mid
         else lo = mid
       }
       return hi
     })
+  }
+
+  /**
+   * How the estimate tries one gas limit: a plain message (see isPlainMessage) runs in the EVM directly,
+   * anything else through runTx; each probe in its own checkpoint, reverted.
+   */
+  private async prober(s: Session, block: Block, task: ExecTask): Promise<(gas: bigint) => Promise<Outcome>> {
+    const args = task.args
+    const gas = isPlainMessage(args) ? messageGas(s.vm.common, args.data ?? EMPTY, args.accessList) : undefined
+    if (gas === undefined) return (limit) => this.runAt(s, block, task, limit)
+    const journal = s.vm.evm.journal
+    return async (limit) => {
+      if (limit < gas.minimum) return { kind: 'evmError', result: undefined as never, message: 'out of gas', needed: gas.minimum }
+      await this.fundedSender(s, args, limit)
+      await journal.checkpoint()
+      try {
+        return await this.runDirect(s, block, args, limit, gas)
+      } finally {
+        await journal.revert()
+      }
+    }
   }
 
   /** One probe of the estimate: an intrinsic-gas failure counts as "too little gas". */
@@ -398,7 +455,7 @@ export class ExecEngine {
       return await this.runOnce(s, block, task, gas)
     } catch (err) {
       if (err instanceof RpcError && /intrinsic gas|gas limit|floor data gas/i.test(err.message)) {
-        return { kind: 'evmError', result: undefined as never, message: 'out of gas' }
+        return { kind: 'evmError', result: undefined as never, message: 'out of gas', needed: gas + 1n }
       }
       throw err
     }
@@ -431,11 +488,19 @@ export class ExecEngine {
 
 const checksum = (address: string): string => toChecksumAddress(address)
 
-function outcomeOf(result: RunTxResult): Outcome {
+/** A message (not a creation) that pays no fee and carries no authorizations: see plainCall. */
+function isPlainMessage(a: ExecCallArgs): boolean {
+  return (
+    a.to !== undefined && a.to !== null && a.authorizationList === undefined &&
+    (a.gasPrice ?? 0n) === 0n && (a.maxFeePerGas ?? 0n) === 0n && (a.maxPriorityFeePerGas ?? 0n) === 0n
+  )
+}
+
+function outcomeOf(result: RunTxResult, needed: bigint): Outcome {
   const error = result.execResult.exceptionError
-  if (error === undefined) return { kind: 'success', result }
-  if (error.error === 'revert') return { kind: 'revert', result }
-  return { kind: 'evmError', result, message: EVM_ERRORS[error.error] ?? error.error }
+  if (error === undefined) return { kind: 'success', result, needed }
+  if (error.error === 'revert') return { kind: 'revert', result, needed }
+  return { kind: 'evmError', result, message: EVM_ERRORS[error.error] ?? error.error, needed }
 }
 
 /**

@@ -10,6 +10,9 @@
 // aborting its piscina task, which terminates the worker (piscina starts a new one): the runaway call
 // gets geth's timeout error, the calls of its task that had not finished go back to the queue.
 
+import { randomUUID } from 'node:crypto'
+import { BroadcastChannel } from 'node:worker_threads'
+import type { StateDiff } from '../chain/state-diff.js'
 import { availableParallelism } from 'node:os'
 import { Piscina } from 'piscina'
 import type { GethGenesis } from '../evm/common.js'
@@ -36,6 +39,8 @@ export interface ExecPoolInit {
   dataDir: string
   genesis: GethGenesis
   limits: ExecLimits
+  /** BroadcastChannel the workers take state diffs from (set by the pool) */
+  stateDiffChannel?: string
 }
 
 export interface Executor {
@@ -100,6 +105,7 @@ export function goDuration(ms: number): string {
 export const executionTimedOut = (ms: number): RpcError => serverError(`execution aborted (timeout = ${goDuration(ms)})`)
 
 export class ExecPool implements Executor {
+  private readonly stateDiffs: BroadcastChannel
   private readonly piscina: Piscina<ExecBatch, ExecResult[]>
   readonly workers: number
   private readonly maxQueue: number
@@ -121,12 +127,15 @@ export class ExecPool implements Executor {
     this.maxQueue = opts.maxQueue ?? 4096
     this.maxBatch = opts.maxBatch ?? 64
     this.timeoutMs = init.limits.timeoutMs
+    const channelName = `keel-state-diff-${process.pid}-${randomUUID()}`
+    this.stateDiffs = new BroadcastChannel(channelName)
+    this.stateDiffs.unref()
     this.piscina = new Piscina({
       filename: new URL('./worker.js', import.meta.url).href,
       minThreads: this.workers,
       maxThreads: this.workers,
       idleTimeout: 60_000,
-      workerData: init,
+      workerData: { ...init, stateDiffChannel: channelName },
     })
   }
 
@@ -243,8 +252,14 @@ export class ExecPool implements Executor {
     }
   }
 
+  /** Hands a new head's state diff to every worker (see StateReader.applyDiff). */
+  publishStateDiff(diff: StateDiff): void {
+    if (!this.closed) this.stateDiffs.postMessage(diff)
+  }
+
   async close(): Promise<void> {
     this.closed = true
+    this.stateDiffs.close()
     if (this.watchdog !== undefined) clearInterval(this.watchdog)
     for (let i = this.queueHead; i < this.queue.length; i++) this.queue[i].reject(serverError('call pool is closed'))
     this.queue = []

@@ -1,24 +1,93 @@
 // Reads that survive a call's revert. The stock @ethereumjs caches journal every entry, reads included,
 // so the outer checkpoint a call always reverts throws away everything it read: the next call at the
 // same root walks the trie again. These maps sit below the journal and only ever hold committed state:
-//  - accounts, per state root (an account's RLP is a fact about one root);
+//  - accounts, per state root (an account's RLP is a fact about one root), layered over the parent
+//    root's when the producer's diff for the block is known (see chain/state-diff.ts);
 //  - storage slots, keyed by (storage root, slot): a storage trie root fixes every value under it, so the
-//    entry stays right across blocks for every contract whose storage did not change;
+//    entry stays right across blocks for every contract whose storage did not change; for one whose
+//    storage did, the diff links the new storage root to the old one and names the slots that changed;
 //  - code, keyed by code hash.
 
+import type { Account } from '@ethereumjs/util'
+import { createAccountFromRLP } from '@ethereumjs/util'
 import { LruMap } from '../util/lru.js'
 
-/** Caches shared by every root a reader opens: both are content-addressed, so never stale. */
+/** How a contract's new storage root derives from the one before: every slot not listed is unchanged. */
+export interface StorageLineage {
+  /** unprefixed hex of the storage root the block started from */
+  from: string
+  /** unprefixed slot hex -> new value (leading zeros stripped) */
+  changed: Map<string, Uint8Array>
+}
+
+/** Caches shared by every root a reader opens: all content-addressed, so never stale. */
 export interface SharedReadCaches {
   /** storage root hex + slot hex (both unprefixed) -> the slot's value, leading zeros stripped */
   slots: LruMap<string, Uint8Array>
   /** code hash hex (unprefixed) -> code */
   code: LruMap<string, Uint8Array>
+  /** storage root hex (unprefixed) -> the storage root it was written over in one block */
+  lineage: LruMap<string, StorageLineage>
 }
 
 export function sharedReadCaches(slots = 200_000, code = 2_000): SharedReadCaches {
-  return { slots: new LruMap(slots), code: new LruMap(code) }
+  return { slots: new LruMap(slots), code: new LruMap(code), lineage: new LruMap(4_096) }
 }
 
-/** Account RLP by unprefixed address hex at one state root; null = no account. */
-export type AccountReadCache = LruMap<string, Uint8Array | null>
+/**
+ * Accounts by unprefixed address hex at one state root (never handed out: callers get copies); null =
+ * no account. When the block's diff is known, a miss falls through to the accounts the block wrote and
+ * then to what the parent root's cache holds (one level: the parent's own parent link is cut).
+ */
+export class AccountReadCache {
+  private readonly own: LruMap<string, Account | null>
+  private written: Map<string, Uint8Array | null> | undefined
+  private parent: AccountReadCache | undefined
+
+  constructor(max: number) {
+    this.own = new LruMap(max)
+  }
+
+  get hits(): number {
+    return this.own.hits
+  }
+
+  get misses(): number {
+    return this.own.misses
+  }
+
+  /** This root = `parent`'s root + the accounts `written` by one block. */
+  layerOver(parent: AccountReadCache | undefined, written: Map<string, Uint8Array | null>): void {
+    this.written = written
+    this.parent = parent
+    if (parent !== undefined) parent.parent = undefined
+  }
+
+  get(key: string): Account | null | undefined {
+    const found = this.own.get(key)
+    if (found !== undefined) return found
+    const inherited = this.inherited(key)
+    if (inherited !== undefined) this.own.set(key, inherited)
+    return inherited
+  }
+
+  set(key: string, account: Account | null): void {
+    this.own.set(key, account)
+  }
+
+  private inherited(key: string): Account | null | undefined {
+    if (this.written === undefined) return undefined
+    const rlp = this.written.get(key)
+    if (rlp !== undefined) return rlp === null ? null : createAccountFromRLP(rlp)
+    return this.parent?.peek(key)
+  }
+
+  /** What this root's cache knows without asking further up. */
+  private peek(key: string): Account | null | undefined {
+    const found = this.own.get(key)
+    if (found !== undefined) return found
+    const rlp = this.written?.get(key)
+    if (rlp !== undefined) return rlp === null ? null : createAccountFromRLP(rlp)
+    return undefined
+  }
+}

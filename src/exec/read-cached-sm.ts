@@ -3,8 +3,9 @@
 // read caches -> the trie. Trie reads are stored only in the read caches, never in the journal.
 
 import { RLP } from '@ethereumjs/rlp'
-import type { Account, Address } from '@ethereumjs/util'
-import { bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, KECCAK256_RLP } from '@ethereumjs/util'
+import type { Address } from '@ethereumjs/util'
+import { Account, bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, KECCAK256_RLP } from '@ethereumjs/util'
+import type { TrieReader } from '../chain/store/trie-reader.js'
 import { ReadOnlyStateManager } from '../evm/state-manager.js'
 import type { AccountReadCache, SharedReadCaches } from './read-cache.js'
 
@@ -17,9 +18,15 @@ export class ReadCachedStateManager extends ReadOnlyStateManager {
     opts: Options,
     private readonly accounts: AccountReadCache,
     private readonly shared: SharedReadCaches,
+    private readonly tries: TrieReader,
   ) {
     super(opts)
+    const keccak = opts?.common?.customCrypto?.keccak256
+    if (keccak === undefined) throw new Error('ReadCachedStateManager needs a Common with customCrypto.keccak256')
+    this.keccak = keccak
   }
+
+  private readonly keccak: (data: Uint8Array) => Uint8Array
 
   /** How many trie lookups the read caches answered and missed (accounts, slots, code). */
   readStats(): { hits: number; misses: number } {
@@ -30,36 +37,56 @@ export class ReadCachedStateManager extends ReadOnlyStateManager {
   }
 
   override async getAccount(address: Address): Promise<Account | undefined> {
-    const elem = this._caches?.account?.get(address)
+    // the journaled caches hold only what a call wrote: empty (and skipped) outside a call
+    const written = this._caches?.account
+    const elem = written !== undefined && written.size() > 0 ? written.get(address) : undefined
     if (elem !== undefined) return elem.accountRLP !== undefined ? createAccountFromRLP(elem.accountRLP) : undefined
     const key = bytesToUnprefixedHex(address.bytes)
-    let rlp = this.accounts.get(key)
-    if (rlp === undefined) {
-      rlp = await this._trie.get(address.bytes)
-      this.accounts.set(key, rlp)
+    let account = this.accounts.get(key)
+    if (account === undefined) {
+      const rlp = await this.tries.get(this._trie.root(), this.keccak(address.bytes))
+      account = rlp === null ? null : createAccountFromRLP(rlp)
+      this.accounts.set(key, account)
     }
-    return rlp === null ? undefined : createAccountFromRLP(rlp)
+    // callers (the EVM) modify the account they are given: hand out a copy of the cached one
+    return account === null ? undefined : new Account(account.nonce, account.balance, account.storageRoot, account.codeHash)
   }
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
-    const written = this._caches?.storage?.get(address, key)
+    const storage = this._caches?.storage
+    const written = storage !== undefined && storage.size() > 0 ? storage.get(address, key) : undefined
     if (written !== undefined) return RLP.decode(written) as Uint8Array
     const account = await this.getAccount(address)
     // an empty root also covers storage cleared by a state override inside the call
     if (account === undefined || equalsBytes(account.storageRoot, KECCAK256_RLP)) return EMPTY
-    const slotKey = bytesToUnprefixedHex(account.storageRoot) + bytesToUnprefixedHex(key)
+    const rootHex = bytesToUnprefixedHex(account.storageRoot)
+    const keyHex = bytesToUnprefixedHex(key)
+    const slotKey = rootHex + keyHex
     let value = this.shared.slots.get(slotKey)
     if (value === undefined) {
-      const raw = await this._getStorageTrie(address, account).get(key)
-      value = raw === null ? EMPTY : (RLP.decode(raw) as Uint8Array)
+      value = this.inheritedSlot(rootHex, keyHex)
+      if (value === undefined) {
+        const hashedAddress = this.keccak(address.bytes)
+        const prefix = this._prefixStorageTrieKeys ? bytesToUnprefixedHex(hashedAddress.subarray(0, 7)) : ''
+        const raw = await this.tries.get(account.storageRoot, this.keccak(key), prefix)
+        value = raw === null ? EMPTY : (RLP.decode(raw) as Uint8Array)
+      }
       this.shared.slots.set(slotKey, value)
     }
     return value
   }
 
+  /** A slot under a storage root the last block wrote: the value it wrote, or the one under the root before. */
+  private inheritedSlot(rootHex: string, keyHex: string): Uint8Array | undefined {
+    const lineage = this.shared.lineage.get(rootHex)
+    if (lineage === undefined) return undefined
+    return lineage.changed.get(keyHex) ?? this.shared.slots.get(lineage.from + keyHex)
+  }
+
   override async getCode(address: Address): Promise<Uint8Array> {
-    const written = this._caches?.code?.get(address)
+    const codes = this._caches?.code
+    const written = codes !== undefined && codes.size() > 0 ? codes.get(address) : undefined
     if (written !== undefined) return written.code ?? EMPTY
     const account = await this.getAccount(address)
     if (account === undefined || !account.isContract()) return EMPTY

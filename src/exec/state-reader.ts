@@ -6,7 +6,9 @@
 import type { Common } from '@ethereumjs/common'
 import { createMPT } from '@ethereumjs/mpt'
 import { Caches, CacheType } from '@ethereumjs/statemanager'
-import { bytesToHex, ValueEncoding } from '@ethereumjs/util'
+import { bytesToHex, bytesToUnprefixedHex, createAccountFromRLP, ValueEncoding } from '@ethereumjs/util'
+import type { StateDiff } from '../chain/state-diff.js'
+import { AccountReadCache } from './read-cache.js'
 import type { ChainLevel } from '../chain/store/level.js'
 import { createNodeCache, ReadOnlyTrieDB } from '../chain/store/state-db.js'
 import { serverError } from '../rpc/errors.js'
@@ -14,6 +16,7 @@ import { sharedReadCaches } from './read-cache.js'
 import { LruMap } from '../util/lru.js'
 import type { SharedReadCaches } from './read-cache.js'
 import { ReadCachedStateManager } from './read-cached-sm.js'
+import { TrieReader } from '../chain/store/trie-reader.js'
 
 export interface StateReaderOptions {
   /** trie nodes kept in memory, shared by every root */
@@ -24,28 +27,48 @@ export interface StateReaderOptions {
   accountsPerRoot?: number
   /** storage slots remembered, shared by every root */
   slots?: number
+  /** synchronous LevelDB reads: only for a thread that has nothing else to do meanwhile */
+  syncReads?: boolean
 }
 
 export class StateReader {
   private readonly byRoot = new Map<string, Promise<ReadCachedStateManager>>()
   readonly trieDb: ReadOnlyTrieDB
+  private readonly tries: TrieReader
   readonly shared: SharedReadCaches
   private readonly maxOpenRoots: number
   private readonly accountsPerRoot: number
+  private readonly accountCaches: LruMap<string, AccountReadCache>
 
   constructor(
     private readonly common: Common,
     level: ChainLevel,
     opts: StateReaderOptions = {},
   ) {
-    this.trieDb = new ReadOnlyTrieDB(level, createNodeCache(opts.nodeCacheSize ?? 100_000))
+    // point lookups keep decoded nodes; the MPT (proofs, code) keeps raw ones in a smaller cache
+    const nodes = opts.nodeCacheSize ?? 100_000
+    this.trieDb = new ReadOnlyTrieDB(level, createNodeCache(nodes >> 2), opts.syncReads ?? false)
+    this.tries = new TrieReader(this.trieDb, nodes)
     this.shared = sharedReadCaches(opts.slots ?? 200_000)
     this.maxOpenRoots = opts.maxOpenRoots ?? 8
     this.accountsPerRoot = opts.accountsPerRoot ?? 50_000
+    this.accountCaches = new LruMap(this.maxOpenRoots + 4)
   }
 
   /** A state manager positioned at `root`; never write through it. */
   at(root: Uint8Array): Promise<ReadCachedStateManager> {
+    // the head's root is asked for over and over, as the same header object's bytes
+    if (root === this.lastRoot && this.lastSm !== undefined) return this.lastSm
+    const sm = this.lookup(root)
+    this.lastRoot = root
+    this.lastSm = sm
+    return sm
+  }
+
+  private lastRoot: Uint8Array | undefined
+  private lastSm: Promise<ReadCachedStateManager> | undefined
+
+  private lookup(root: Uint8Array): Promise<ReadCachedStateManager> {
     const key = bytesToHex(root)
     let sm = this.byRoot.get(key)
     if (sm !== undefined) {
@@ -54,10 +77,46 @@ export class StateReader {
       return sm
     }
     sm = this.open(root)
-    sm.catch(() => this.byRoot.delete(key))
+    sm.catch(() => {
+      this.byRoot.delete(key)
+      if (this.lastSm === sm) this.lastSm = undefined
+    })
     this.byRoot.set(key, sm)
     if (this.byRoot.size > this.maxOpenRoots) this.byRoot.delete(this.byRoot.keys().next().value as string)
     return sm
+  }
+
+  /** The account cache of one root (created on first use; layered once the block's diff is known). */
+  private accountsAt(rootHex: string): AccountReadCache {
+    let cache = this.accountCaches.get(rootHex)
+    if (cache === undefined) {
+      cache = new AccountReadCache(this.accountsPerRoot)
+      this.accountCaches.set(rootHex, cache)
+    }
+    return cache
+  }
+
+  /**
+   * A new head's state diff (from the producer): the head's accounts start from the parent's cache plus
+   * the accounts the block wrote, and each rewritten storage root is linked to the one before it, so
+   * that calls at the new head find what calls at the parent already read.
+   */
+  applyDiff(diff: StateDiff): void {
+    const rootHex = bytesToHex(diff.root)
+    const parentHex = bytesToHex(diff.parentRoot)
+    if (rootHex === parentHex) return
+    const written = new Map(diff.accounts)
+    this.accountsAt(rootHex).layerOver(this.accountCaches.get(parentHex), written)
+    for (const storage of diff.storage) {
+      const rlp = written.get(storage.address)
+      if (storage.wiped || rlp === undefined || rlp === null) continue
+      const toHex = bytesToUnprefixedHex(createAccountFromRLP(rlp).storageRoot)
+      const fromHex = bytesToUnprefixedHex(storage.fromRoot)
+      if (toHex === fromHex) continue
+      const changed = new Map(storage.slots)
+      for (const [slot, value] of changed) this.shared.slots.set(toHex + slot, value)
+      this.shared.lineage.set(toHex, { from: fromHex, changed })
+    }
   }
 
   private async open(root: Uint8Array): Promise<ReadCachedStateManager> {
@@ -76,8 +135,9 @@ export class StateReader {
           code: { type: CacheType.ORDERED_MAP, size: 1_000 },
         }),
       },
-      new LruMap(this.accountsPerRoot),
+      this.accountsAt(bytesToHex(root)),
       this.shared,
+      this.tries,
     )
   }
 }

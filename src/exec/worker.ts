@@ -5,7 +5,9 @@ import { join } from 'node:path'
 import { createBlockHeaderFromRLP } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { hexToBytes } from '@ethereumjs/util'
+import { BroadcastChannel } from 'node:worker_threads'
 import { workerData } from 'piscina'
+import type { StateDiff } from '../chain/state-diff.js'
 import { createChainCommon } from '../evm/common.js'
 import { loadFastCrypto } from '../evm/crypto.js'
 import { cacheJumpDestinations } from '../evm/jumpdest-cache.js'
@@ -24,7 +26,8 @@ async function createEngine(): Promise<ExecEngine> {
   await cacheJumpDestinations()
   const common = createChainCommon(init.genesis, crypto.customCrypto)
   const level = await openChainLevel(join(init.dataDir, 'chain'), { createIfMissing: false, cacheSize: 8 << 20 })
-  const engine = new ExecEngine(common, level, init.limits)
+  // a pool worker runs one call at a time and nothing else: it may block on LevelDB reads
+  const engine = new ExecEngine(common, level, init.limits, { syncReads: true })
   await warmUp(engine, common, level)
   return engine
 }
@@ -49,6 +52,10 @@ async function warmUp(engine: ExecEngine, common: Common, level: ChainLevel): Pr
 // Top-level await: piscina reports a worker ready only once its module has loaded, so opening the
 // database and loading the crypto never counts against the first call's time limit.
 const engine = await createEngine()
+
+const diffs = new BroadcastChannel((workerData as ExecPoolInit).stateDiffChannel ?? 'keel-state-diff')
+diffs.onmessage = (event) => engine.applyStateDiff((event as { data: StateDiff }).data)
+diffs.unref()
 
 /**
  * One piscina task is a batch of calls: a JSON-RPC batch of eth_calls costs one round trip to the pool.

@@ -88,6 +88,22 @@ const decoder = new TextDecoder()
 
 const textOf = (buffer: ArrayBuffer): string => decoder.decode(buffer)
 
+/** Dotted IPv4 text by address as a uint32: clients come back, and uWS's text form costs ~1.5 µs a request. */
+const ipv4Text = new Map<number, string>()
+
+function peerIpOf(res: HttpResponse): string {
+  const raw = new Uint8Array(res.getRemoteAddress())
+  if (raw.length !== 4) return textOf(res.getRemoteAddressAsText())
+  const key = ((raw[0] << 24) | (raw[1] << 16) | (raw[2] << 8) | raw[3]) >>> 0
+  let text = ipv4Text.get(key)
+  if (text === undefined) {
+    text = `${raw[0]}.${raw[1]}.${raw[2]}.${raw[3]}`
+    if (ipv4Text.size >= 65_536) ipv4Text.clear()
+    ipv4Text.set(key, text)
+  }
+  return text
+}
+
 /**
  * uWS copies the own properties of the object given to upgrade() into its own userData object (the
  * prototype is lost), so the session travels inside a plain holder.
@@ -440,7 +456,7 @@ export class RpcServer {
   }
 
   private clientIpOf(res: HttpResponse, req: HttpRequest): string {
-    let peer = textOf(res.getRemoteAddressAsText())
+    let peer = peerIpOf(res)
     const l4Proxies = this.options.proxyProtocolFrom
     if (l4Proxies !== undefined && l4Proxies.has(peer)) {
       const proxied = textOf(res.getProxiedRemoteAddressAsText())

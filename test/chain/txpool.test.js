@@ -265,6 +265,25 @@ test('onBlock removes included and dropped txs, stale nonces, promotes and demot
   assert.deepEqual(pool.status(), { pending: 4, queued: 0 })
 })
 
+test('onBlock: senders whose txs were all included leave the pool and its counts without a state read', async () => {
+  const pool = new TxPool()
+  const r = reader()
+  const a = [0n, 1n].map((n) => mk(A, n))
+  const b = [0n, 1n, 2n].map((n) => mk(B, n))
+  const d = [0n, 5n].map((n) => mk(D, n))
+  for (const t of [...a, ...b, ...d]) await pool.add(t, r, GWEI)
+  assert.deepEqual(pool.status(), { pending: 6, queued: 1 })
+  let reads = 0
+  const counting = { ...r, async getNonce(addr) { reads++; return r.getNonce(addr) } }
+  // A fully included; B's first two included (its nonce is now 2, known from the block itself)
+  await pool.onBlock([a[0], a[1], b[0], b[1], d[0]], [], counting, GWEI)
+  assert.equal(reads, 0)
+  assert.deepEqual(pool.status(), { pending: 1, queued: 1 })
+  assert.deepEqual(Object.keys(pool.contentFrom(addrs[B]).pending), ['2'])
+  assert.deepEqual(Object.keys(pool.contentFrom(addrs[D]).queued), ['5'])
+  assert.deepEqual(pool.contentFrom(addrs[A]), { pending: {}, queued: {} })
+})
+
 test('add() notices a state nonce that moved past pooled txs', async () => {
   const pool = new TxPool()
   const r = reader()

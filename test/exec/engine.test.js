@@ -90,6 +90,25 @@ describe('eth_estimateGas follows geth', () => {
     assert.ok(estimate <= (used * 103n) / 100n + 2300n, `estimate ${estimate} close to used ${used}`)
   })
 
+  test('estimates are the least gas that works: the estimate succeeds, one less runs out (refunds and fees too)', async () => {
+    // RECIPIENT holds tokens from the test before: moving all of them zeroes its slot (a gas refund)
+    assert.ok((await balanceOf(RECIPIENT)) > 0n)
+    const cases = [
+      ['ERC20 transfer, no fee', { from: alice, to: token, data: transferData(RECIPIENT, 3n) }],
+      ['ERC20 transfer, paying fees (runTx path)', { from: alice, to: token, data: transferData(RECIPIENT, 3n), maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n }],
+      ['ERC20 transfer of the whole balance (SSTORE to zero: refund)', { from: RECIPIENT, to: token, data: transferData(alice, await balanceOf(RECIPIENT)) }],
+    ]
+    for (const [name, args] of cases) {
+      const r = await engine.run(task('estimateGas', args))
+      assert.equal(r.ok, true, `${name}: ${JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`)
+      const at = async (gas) => engine.run(task('call', { ...args, gas }))
+      const enough = await at(r.gas)
+      assert.equal(enough.ok, true, `${name}: the call with the estimate (${r.gas}) failed: ${JSON.stringify(enough.error)}`)
+      const short = await at(r.gas - 1n)
+      assert.equal(short.ok, false, `${name}: ${r.gas - 1n} gas was enough too, so ${r.gas} is not the least`)
+    }
+  })
+
   test('a plain transfer is exactly 21000', async () => {
     const r = await engine.run(task('estimateGas', { from: alice, to: RECIPIENT, value: 1n }))
     assert.deepEqual(r, { ok: true, kind: 'estimateGas', gas: 21000n })

@@ -10,6 +10,7 @@ import type { Filter } from '../filters.js'
 import { quantity } from '../hex.js'
 import * as p from '../params.js'
 import { logsJson } from './chain-json.js'
+import { LogsAnswerCache } from '../logs-cache.js'
 import type { MethodDeps } from './deps.js'
 
 function resolveBound(ref: p.BlockRef | undefined, head: bigint): bigint {
@@ -21,6 +22,7 @@ function resolveBound(ref: p.BlockRef | undefined, head: bigint): bigint {
 export function logMethods(deps: MethodDeps): Record<string, MethodHandler> {
   const { view, config, filters } = deps
   const maxRange = BigInt(config.logsMaxBlockRange)
+  const answers = new LogsAnswerCache()
 
   async function logsInRange(criteria: LogCriteria, from: bigint, to: bigint): Promise<RawJson> {
     if (to - from + 1n > maxRange) {
@@ -31,6 +33,9 @@ export function logMethods(deps: MethodDeps): Record<string, MethodHandler> {
         limit: Number(maxRange),
       })
     }
+    const key = LogsAnswerCache.key(criteria, from, to)
+    const cached = answers.get(key)
+    if (cached !== undefined) return cached
     const matcher = new LogMatcher(criteria, deps.keccak)
     const { logs, overflowAt } = await queryLogs(view, matcher, from, to, config.logsMaxResults)
     if (overflowAt !== undefined) {
@@ -41,7 +46,9 @@ export function logMethods(deps: MethodDeps): Record<string, MethodHandler> {
         limit: config.logsMaxResults,
       })
     }
-    return logsJson(logs)
+    const answer = logsJson(logs)
+    answers.set(key, answer)
+    return answer
   }
 
   function checkNotPending(filter: p.LogFilter): void {

@@ -1,0 +1,98 @@
+// The root of a block's transactions or receipts trie (keys RLP(0), RLP(1), ...), built in one pass
+// over the sorted keys: every node is encoded and hashed once. Inserting one by one through
+// @ethereumjs/mpt re-walks and re-hashes the path for every key: ~0.25 s for the two tries of a block
+// of 1,000 transfers, a quarter of the block's cost. Nodes follow the yellow paper (appendix D): leaf
+// and extension paths in hex-prefix encoding, a child whose encoding is under 32 bytes embedded as is.
+// test/chain/ordered-trie.test.js checks the roots against @ethereumjs/mpt.
+
+import { RLP } from '@ethereumjs/rlp'
+import type { Input } from '@ethereumjs/rlp'
+import { KECCAK256_RLP } from '@ethereumjs/util'
+
+interface Item {
+  nibbles: Uint8Array
+  value: Uint8Array
+}
+
+interface Built {
+  raw: Input
+  encoded: Uint8Array
+}
+
+const EMPTY = new Uint8Array(0)
+
+export function orderedTrieRoot(values: Uint8Array[], keccak: (data: Uint8Array) => Uint8Array): Uint8Array {
+  if (values.length === 0) return KECCAK256_RLP
+  const items: Item[] = values.map((value, i) => ({ nibbles: toNibbles(RLP.encode(i)), value }))
+  items.sort((a, b) => compareNibbles(a.nibbles, b.nibbles))
+  const builder = new Builder(items, keccak)
+  return keccak(builder.build(0, items.length, 0).encoded)
+}
+
+class Builder {
+  constructor(
+    private readonly items: Item[],
+    private readonly keccak: (data: Uint8Array) => Uint8Array,
+  ) {}
+
+  /** The node holding items[lo, hi), all of which share their first `depth` nibbles. */
+  build(lo: number, hi: number, depth: number): Built {
+    const items = this.items
+    const first = items[lo].nibbles
+    if (hi - lo === 1) return node([hexPrefix(first, depth, first.length, true), items[lo].value])
+    // sorted, so the range's common prefix is that of its first and last keys
+    const last = items[hi - 1].nibbles
+    let shared = depth
+    while (shared < first.length && shared < last.length && first[shared] === last[shared]) shared++
+    if (shared > depth) {
+      return node([hexPrefix(first, depth, shared, false), this.ref(this.build(lo, hi, shared))])
+    }
+    const branch: Input[] = new Array(17).fill(EMPTY)
+    let i = lo
+    if (first.length === depth) branch[16] = items[i++].value
+    while (i < hi) {
+      const nibble = items[i].nibbles[depth]
+      let j = i + 1
+      while (j < hi && items[j].nibbles[depth] === nibble) j++
+      branch[nibble] = this.ref(this.build(i, j, depth + 1))
+      i = j
+    }
+    return node(branch)
+  }
+
+  private ref(child: Built): Input {
+    return child.encoded.length < 32 ? child.raw : this.keccak(child.encoded)
+  }
+}
+
+function node(raw: Input[]): Built {
+  return { raw, encoded: RLP.encode(raw) }
+}
+
+/** Hex-prefix encoding of nibbles[from, to) with the leaf flag. */
+function hexPrefix(nibbles: Uint8Array, from: number, to: number, leaf: boolean): Uint8Array {
+  const count = to - from
+  const odd = count & 1
+  const out = new Uint8Array((count >> 1) + 1)
+  const flag = (leaf ? 2 : 0) + odd
+  let at = from
+  if (odd) out[0] = (flag << 4) | nibbles[at++]
+  else out[0] = flag << 4
+  for (let k = 1; k < out.length; k++, at += 2) out[k] = (nibbles[at] << 4) | nibbles[at + 1]
+  return out
+}
+
+function toNibbles(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(bytes.length * 2)
+  for (let i = 0; i < bytes.length; i++) {
+    out[2 * i] = bytes[i] >> 4
+    out[2 * i + 1] = bytes[i] & 15
+  }
+  return out
+}
+
+function compareNibbles(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i]
+  return a.length - b.length
+}
