@@ -1,5 +1,5 @@
 // npm run bench [-- --quick] [-- --micro-only | --macro-only] [-- --only <text>]
-// --only runs just the macro scenarios whose name contains <text> (case-insensitive), for iterating.
+// --only runs just the macro scenarios whose name contains <text> (case-insensitive; a|b for either), for iterating.
 // Prints the micro benchmarks (tinybench) and the Keel-vs-anvil table. Exits 1 only if a scenario
 // errored, never because of speed.
 

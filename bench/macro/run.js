@@ -48,7 +48,7 @@ async function measure(node, quick, only, log) {
   const ctx = await prepare(node, quick)
   const out = {}
   for (const [name, fn] of scenarios(quick)) {
-    if (only !== undefined && !name.toLowerCase().includes(only.toLowerCase())) continue
+    if (only !== undefined && !only.toLowerCase().split('|').some((part) => name.toLowerCase().includes(part))) continue
     const cpu0 = cpuMicros(node.pid)
     let r
     try {

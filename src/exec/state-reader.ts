@@ -7,6 +7,7 @@ import type { Common } from '@ethereumjs/common'
 import { createMPT } from '@ethereumjs/mpt'
 import { Caches, CacheType } from '@ethereumjs/statemanager'
 import { bytesToHex, bytesToUnprefixedHex, createAccountFromRLP, ValueEncoding } from '@ethereumjs/util'
+import type { Account } from '@ethereumjs/util'
 import type { StateDiff } from '../chain/state-diff.js'
 import { AccountReadCache } from './read-cache.js'
 import type { ChainLevel } from '../chain/store/level.js'
@@ -84,6 +85,14 @@ export class StateReader {
     this.byRoot.set(key, sm)
     if (this.byRoot.size > this.maxOpenRoots) this.byRoot.delete(this.byRoot.keys().next().value as string)
     return sm
+  }
+
+  /**
+   * The account at a root when a cache already holds it, without I/O or a promise (the hot
+   * eth_getBalance / eth_getTransactionCount at 'latest'); undefined when it has to be read.
+   */
+  peekAccount(rootHex: string, address: Uint8Array): Account | null | undefined {
+    return this.accountCaches.get(rootHex)?.get(bytesToUnprefixedHex(address))
   }
 
   /** The account cache of one root (created on first use; layered once the block's diff is known). */

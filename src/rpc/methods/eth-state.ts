@@ -30,6 +30,9 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
     const block = await resolveStateBlock(view, selector)
     return state.at(block.header.stateRoot)
   }
+  /** An account at 'latest' that the head's cache already holds: answered without a promise. */
+  const latestAccount = (selector: p.BlockSelector, address: string) =>
+    selector.kind === 'tag' && selector.tag === 'latest' ? state.peekAccount(view.head.stateRoot, hexToBytes(address)) : undefined
   return {
     eth_chainId: (params) => {
       p.expectParams(params, 0, 0)
@@ -51,11 +54,13 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
       p.expectParams(params, 0, 0)
       return deps.config.blockTime === 0
     },
-    eth_getBalance: async (params) => {
+    eth_getBalance: (params) => {
       p.expectParams(params, 1, 2)
       const address = p.address(params[0], 0)
-      const sm = await smAt(p.blockSelector(params[1], 1, { optional: true }))
-      return quantity((await sm.getAccount(toAddress(address)))?.balance ?? 0n)
+      const selector = p.blockSelector(params[1], 1, { optional: true })
+      const known = latestAccount(selector, address)
+      if (known !== undefined) return quantity(known?.balance ?? 0n)
+      return smAt(selector).then(async (sm) => quantity((await sm.getAccount(toAddress(address)))?.balance ?? 0n))
     },
     eth_getTransactionCount: async (params) => {
       p.expectParams(params, 1, 2)
@@ -64,6 +69,8 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
       if (selector.kind === 'tag' && selector.tag === 'pending') {
         return quantity(BigInt(await deps.producer.query<bigint>({ q: 'nonce', address })))
       }
+      const known = latestAccount(selector, address)
+      if (known !== undefined) return quantity(known?.nonce ?? 0n)
       const sm = await smAt(selector)
       return quantity((await sm.getAccount(toAddress(address)))?.nonce ?? 0n)
     },
