@@ -72,7 +72,8 @@ export class ExecEngine {
     private readonly limits: ExecLimits,
     opts: { syncReads?: boolean } = {},
   ) {
-    this.reader = new StateReader(common, level, { nodeCacheSize: 50_000, maxOpenRoots: 4, syncReads: opts.syncReads })
+    // decoded branch nodes weigh ~1.5 KiB each: 20,000 of them hold the top four levels of a million-account trie
+    this.reader = new StateReader(common, level, { nodeCacheSize: 20_000, slots: 100_000, maxOpenRoots: 4, syncReads: opts.syncReads })
   }
 
   /** How many writes the call path attempted against the DB (must stay 0). */
@@ -344,6 +345,9 @@ export class ExecEngine {
       for (const key of item.storageKeys) journal.addAlwaysWarmSlot(item.address, key, true)
     }
     s.sm.originalStorageCache.clear()
+    // runTx bumps the sender's nonce first; no opcode can see it unless the sender has (EIP-7702
+    // delegated) code that CREATEs, so for a plain EOA the journal write is skipped
+    const sender = await s.sm.getAccount(caller)
     const { execResult } = await evm.runCall({
       block,
       gasPrice: 0n,
@@ -354,6 +358,7 @@ export class ExecEngine {
       data: args.data ?? EMPTY,
       gasLimit: gasLimit - gas.intrinsic,
       skipBalance: true,
+      skipNonceIncrement: sender === undefined || !sender.isContract(),
     })
     s.sm.originalStorageCache.clear()
     // runTx's accounting: refunds capped at a fifth of the gas used, then the EIP-7623 floor

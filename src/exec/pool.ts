@@ -10,6 +10,7 @@
 // aborting its piscina task, which terminates the worker (piscina starts a new one): the runaway call
 // gets geth's timeout error, the calls of its task that had not finished go back to the queue.
 
+import { WORKER_HEAP_LIMITS } from '../util/worker-heap.js'
 import { randomUUID } from 'node:crypto'
 import { BroadcastChannel } from 'node:worker_threads'
 import type { StateDiff } from '../chain/state-diff.js'
@@ -135,6 +136,7 @@ export class ExecPool implements Executor {
       minThreads: this.workers,
       maxThreads: this.workers,
       idleTimeout: 60_000,
+      resourceLimits: WORKER_HEAP_LIMITS,
       workerData: { ...init, stateDiffChannel: channelName },
     })
   }
