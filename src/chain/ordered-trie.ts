@@ -9,12 +9,13 @@ import { RLP } from '@ethereumjs/rlp'
 import type { Input } from '@ethereumjs/rlp'
 import { KECCAK256_RLP } from '@ethereumjs/util'
 
-interface Item {
+export interface TrieItem {
+  /** the whole key, one nibble per byte */
   nibbles: Uint8Array
   value: Uint8Array
 }
 
-interface Built {
+export interface Built {
   raw: Input
   encoded: Uint8Array
 }
@@ -23,16 +24,21 @@ const EMPTY = new Uint8Array(0)
 
 export function orderedTrieRoot(values: Uint8Array[], keccak: (data: Uint8Array) => Uint8Array): Uint8Array {
   if (values.length === 0) return KECCAK256_RLP
-  const items: Item[] = values.map((value, i) => ({ nibbles: toNibbles(RLP.encode(i)), value }))
+  const items: TrieItem[] = values.map((value, i) => ({ nibbles: toNibbles(RLP.encode(i)), value }))
   items.sort((a, b) => compareNibbles(a.nibbles, b.nibbles))
-  const builder = new Builder(items, keccak)
+  const builder = new TrieNodeBuilder(items, keccak)
   return keccak(builder.build(0, items.length, 0).encoded)
 }
 
-class Builder {
+/**
+ * Builds the canonical subtrie of sorted, distinct keys. `onHashed` sees every node that is referenced
+ * by hash (encoding of 32 bytes or more), for callers that store the nodes.
+ */
+export class TrieNodeBuilder {
   constructor(
-    private readonly items: Item[],
+    private readonly items: TrieItem[],
     private readonly keccak: (data: Uint8Array) => Uint8Array,
+    private readonly onHashed?: (hash: Uint8Array, encoded: Uint8Array) => void,
   ) {}
 
   /** The node holding items[lo, hi), all of which share their first `depth` nibbles. */
@@ -60,17 +66,21 @@ class Builder {
     return node(branch)
   }
 
-  private ref(child: Built): Input {
-    return child.encoded.length < 32 ? child.raw : this.keccak(child.encoded)
+  /** How a parent refers to `child`: embedded when its encoding is under 32 bytes, else by hash. */
+  ref(child: Built): Input {
+    if (child.encoded.length < 32) return child.raw
+    const hash = this.keccak(child.encoded)
+    this.onHashed?.(hash, child.encoded)
+    return hash
   }
 }
 
-function node(raw: Input[]): Built {
+export function node(raw: Input[]): Built {
   return { raw, encoded: RLP.encode(raw) }
 }
 
 /** Hex-prefix encoding of nibbles[from, to) with the leaf flag. */
-function hexPrefix(nibbles: Uint8Array, from: number, to: number, leaf: boolean): Uint8Array {
+export function hexPrefix(nibbles: Uint8Array, from: number, to: number, leaf: boolean): Uint8Array {
   const count = to - from
   const odd = count & 1
   const out = new Uint8Array((count >> 1) + 1)
@@ -82,7 +92,7 @@ function hexPrefix(nibbles: Uint8Array, from: number, to: number, leaf: boolean)
   return out
 }
 
-function toNibbles(bytes: Uint8Array): Uint8Array {
+export function toNibbles(bytes: Uint8Array): Uint8Array {
   const out = new Uint8Array(bytes.length * 2)
   for (let i = 0; i < bytes.length; i++) {
     out[2 * i] = bytes[i] >> 4
@@ -91,7 +101,7 @@ function toNibbles(bytes: Uint8Array): Uint8Array {
   return out
 }
 
-function compareNibbles(a: Uint8Array, b: Uint8Array): number {
+export function compareNibbles(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length)
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i]
   return a.length - b.length

@@ -31,6 +31,7 @@ import type { LevelOp } from './store/state-db.js'
 import { GroupCommit } from './store/group-commit.js'
 import { yieldWhileWriting } from './store/yielding-trie.js'
 import { StateDiffRecorder } from './state-diff.js'
+import { BulkFlushStateManager } from './store/bulk-flush-sm.js'
 import { TxPool } from './txpool.js'
 import type { AccountReader } from './txpool.js'
 import { RLP } from '@ethereumjs/rlp'
@@ -123,7 +124,7 @@ export class Producer {
       useNodePruning: config.stateHistory > 0,
     })
     yieldWhileWriting(trie)
-    const sm = new FixedMerkleStateManager({ trie, common, prefixStorageTrieKeys: true, caches: caches(100_000) })
+    const sm = new BulkFlushStateManager({ trie, common, prefixStorageTrieKeys: true, caches: caches(100_000) })
     const diffs = new StateDiffRecorder()
     diffs.attach(trie, sm)
     const readerTrie = await createMPT({
