@@ -35,14 +35,17 @@ export function benchKeys(count, salt = 1) {
 }
 
 /**
- * @param {{ funded?: Uint8Array[], blockTime?: number }} [opts]
+ * @param {{ funded?: Uint8Array[], blockTime?: number, stateHistory?: number }} [opts]
  *   funded: extra private keys given 1,000,000 ether each in genesis.
  *   blockTime: the producer's block time; the default (1 h) means blocks are sealed only by sealBlock().
+ *   stateHistory: --state-history (default 0, archive).
  */
 export async function openTempChain(opts = {}) {
   const crypto = await loadFastCrypto()
   const dir = mkdtempSync(join(tmpdir(), 'keel-temp-chain-'))
-  const config = loadConfig({ flags: { 'data-dir': dir, dev: true, 'block-time': String(opts.blockTime ?? 3600) }, env: {} })
+  const flags = { 'data-dir': dir, dev: true, 'block-time': String(opts.blockTime ?? 3600) }
+  if (opts.stateHistory !== undefined) flags['state-history'] = String(opts.stateHistory)
+  const config = loadConfig({ flags, env: {} })
   const genesis = devGenesis(CHAIN_ID)
   for (const key of opts.funded ?? []) {
     genesis.alloc[bytesToHex(privateToAddress(key))] = { balance: `0x${(1_000_000n * ETHER).toString(16)}` }

@@ -8,6 +8,7 @@ import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import type { Account, Address } from '@ethereumjs/util'
 import { bytesToUnprefixedHex } from '@ethereumjs/util'
 import type { FixedMerkleStateManager } from '../evm/state-manager.js'
+import { BulkFlushStateManager } from './store/bulk-flush-sm.js'
 
 export interface StorageDiff {
   /** unprefixed address hex */
@@ -55,6 +56,7 @@ export class StateDiffRecorder {
     const write = hooks._writeContractStorage.bind(sm)
     const clear = hooks.clearStorage.bind(sm)
     const remove = hooks.deleteAccount.bind(sm)
+    if (sm instanceof BulkFlushStateManager) sm.onStorageWritten = (address, fromRoot, key, value) => this.recordSlot(address, fromRoot, key, value)
     hooks._writeContractStorage = async (address, account, key, value) => {
       this.recordSlot(address, account.storageRoot, key, value)
       await write(address, account, key, value)

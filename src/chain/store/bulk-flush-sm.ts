@@ -1,19 +1,34 @@
-// The producer's state manager: at the end of a block its account writes reach the state trie in one
-// bulk update (trie-bulk-update.ts) instead of one MPT insert per account. Code and storage are
-// flushed the library's way; the account trie's put/del calls during flush() are collected and
-// applied together. With node pruning (--state-history) the MPT's own path stays, since it reports
-// the superseded nodes that pruning needs.
+// The producer's state manager: at the end of a block its storage writes (per contract) and its account
+// writes reach the tries in one bulk update each (trie-bulk-update.ts) instead of one MPT insert per
+// slot and per account. Storage goes first, straight from the storage cache, and leaves each contract's
+// new storage root in its account; then the library's flush runs (code, accounts) with the account
+// trie's put/del calls collected and applied together. With node pruning (--state-history) the MPT's
+// own path stays, since it reports the superseded nodes that pruning needs.
 
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { RLP } from '@ethereumjs/rlp'
+import { Address, bytesToUnprefixedHex, unprefixedHexToBytes } from '@ethereumjs/util'
 import { FixedMerkleStateManager } from '../../evm/state-manager.js'
 import { compareNibbles, toNibbles } from '../ordered-trie.js'
 import { bulkUpdateTrie } from './trie-bulk-update.js'
+import type { TrieNodeDB } from './trie-bulk-update.js'
+
+/** The trie DB under the MPT's checkpoint layer: node keys as unprefixed hex strings. */
+interface HexKeyDB {
+  get(key: string): Promise<Uint8Array | undefined>
+  put(key: string, value: Uint8Array): Promise<void>
+}
+
+/** Sees each storage slot written by a bulk flush, with the storage root it was written over. */
+export type StorageWriteListener = (address: Address, fromRoot: Uint8Array, key: Uint8Array, value: Uint8Array) => void
 
 type Options = ConstructorParameters<typeof FixedMerkleStateManager>[0]
 
 const DELETE = new Uint8Array(0)
 
 export class BulkFlushStateManager extends FixedMerkleStateManager {
+  /** Set by the state diff recorder; the library's per-slot path (pruning) is hooked separately. */
+  onStorageWritten: StorageWriteListener | undefined
   private pending: Map<string, [Uint8Array, Uint8Array]> | undefined
   private readonly hash: (data: Uint8Array) => Uint8Array
   private readonly bulk: boolean
@@ -45,6 +60,7 @@ export class BulkFlushStateManager extends FixedMerkleStateManager {
 
   override async flush(): Promise<void> {
     if (!this.bulk) return super.flush()
+    await this.flushStorage()
     const writes = new Map<string, [Uint8Array, Uint8Array]>()
     this.pending = writes
     try {
@@ -57,5 +73,41 @@ export class BulkFlushStateManager extends FixedMerkleStateManager {
     items.sort((a, b) => compareNibbles(a.nibbles, b.nibbles))
     const trie = this._trie
     trie.root(await bulkUpdateTrie(trie.database(), trie.root(), items, this.hash))
+  }
+
+  /** Every contract's cached storage writes, one bulk trie update per contract. */
+  private async flushStorage(): Promise<void> {
+    const slots = this._caches?.storage?.flush() ?? []
+    if (slots.length === 0) return
+    const byContract = new Map<string, [string, Uint8Array | undefined][]>()
+    for (const [addressHex, keyHex, value] of slots) {
+      let writes = byContract.get(addressHex)
+      if (writes === undefined) byContract.set(addressHex, (writes = []))
+      writes.push([keyHex, value])
+    }
+    const db = this._trie.database().db as unknown as HexKeyDB
+    for (const [addressHex, writes] of byContract) {
+      const address = new Address(unprefixedHexToBytes(addressHex))
+      const account = await this.getAccount(address)
+      if (account === undefined) continue // as the library does: storage of a deleted account is gone
+      const hashedAddress = this.hash(address.bytes)
+      const prefix = this._prefixStorageTrieKeys ? bytesToUnprefixedHex(hashedAddress.subarray(0, 7)) : ''
+      const nodes: TrieNodeDB = {
+        get: (hash) => db.get(prefix + bytesToUnprefixedHex(hash)),
+        put: (hash, value) => db.put(prefix + bytesToUnprefixedHex(hash), value),
+      }
+      const fromRoot = account.storageRoot
+      const items = writes.map(([keyHex, encoded]) => {
+        const key = unprefixedHexToBytes(keyHex)
+        const value = RLP.decode(encoded ?? DELETE) as Uint8Array
+        this.onStorageWritten?.(address, fromRoot, key, value)
+        return { nibbles: toNibbles(this.hash(key)), value: value.length > 0 ? RLP.encode(value) : DELETE }
+      })
+      items.sort((a, b) => compareNibbles(a.nibbles, b.nibbles))
+      account.storageRoot = await bulkUpdateTrie(nodes, fromRoot, items, this.hash)
+      // the library's storage trie for this contract (if it opened one) points at the old root
+      delete this._storageTries[bytesToUnprefixedHex(hashedAddress)]
+      await this.putAccount(address, account)
+    }
   }
 }
