@@ -75,7 +75,7 @@ export class TrieNodeBuilder {
   }
 }
 
-export function node(raw: Input[]): Built {
+function node(raw: Input[]): Built {
   return { raw, encoded: RLP.encode(raw) }
 }
 

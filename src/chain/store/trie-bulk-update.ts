@@ -7,7 +7,7 @@
 import { RLP } from '@ethereumjs/rlp'
 import { equalsBytes, KECCAK256_RLP } from '@ethereumjs/util'
 import type { TrieItem } from '../ordered-trie.js'
-import { hexPrefix, TrieNodeBuilder } from '../ordered-trie.js'
+import { compareNibbles, hexPrefix, TrieNodeBuilder } from '../ordered-trie.js'
 
 type Raw = Uint8Array | Raw[]
 /** A decoded node: 17 items (branch) or 2 (hex-prefix path + value for a leaf, child for an extension). */
@@ -93,7 +93,7 @@ class BulkUpdater {
     }
     for (let i = lo; i < hi; i++) {
       if (leafKey !== undefined) {
-        const order = compare(items[i].nibbles, leafKey)
+        const order = compareNibbles(items[i].nibbles, leafKey)
         if (order > 0) {
           list.push({ nibbles: leafKey, value: leaf!.value })
           leafKey = undefined
@@ -207,10 +207,4 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(a)
   out.set(b, a.length)
   return out
-}
-
-function compare(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length)
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i]
-  return a.length - b.length
 }
