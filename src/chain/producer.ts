@@ -123,7 +123,8 @@ export class Producer {
       valueEncoding: ValueEncoding.Bytes,
       useNodePruning: config.stateHistory > 0,
     })
-    yieldWhileWriting(trie)
+    // the bulk flush (archive mode) applies the account writes at once; the MPT path writes them one by one
+    if (config.stateHistory > 0) yieldWhileWriting(trie)
     const sm = new BulkFlushStateManager({ trie, common, prefixStorageTrieKeys: true, caches: caches(100_000) })
     const diffs = new StateDiffRecorder()
     diffs.attach(trie, sm)

@@ -321,7 +321,7 @@ export class ExecEngine {
     const { account } = await this.fundedSender(s, args, gasLimit)
     const gas = messageGas(s.vm.common, args.data ?? EMPTY, args.accessList) ?? this.txGas(s, args, gasLimit, account.nonce)
     if (gasLimit < gas.minimum) throw serverError(`intrinsic gas too low: have ${gasLimit}, want ${gas.minimum}`)
-    return this.runDirect(s, block, args, gasLimit, gas)
+    return this.runDirect(s, block, args, account, gasLimit, gas)
   }
 
   /** Intrinsic gas and the least gas limit, from a transaction object (forks messageGas does not model). */
@@ -331,7 +331,7 @@ export class ExecEngine {
   }
 
   /** Runs a plain message in the EVM with runTx's preparation and gas accounting (see isPlainMessage). */
-  private async runDirect(s: Session, block: Block, args: ExecCallArgs, gasLimit: bigint, gas: MessageGas): Promise<Outcome> {
+  private async runDirect(s: Session, block: Block, args: ExecCallArgs, sender: Account, gasLimit: bigint, gas: MessageGas): Promise<Outcome> {
     const caller = new Address(hexToBytes((args.from ?? ZERO_ADDRESS) as `0x${string}`))
     const to = new Address(hexToBytes(args.to as `0x${string}`))
     const evm = s.vm.evm
@@ -347,7 +347,6 @@ export class ExecEngine {
     s.sm.originalStorageCache.clear()
     // runTx bumps the sender's nonce first; no opcode can see it unless the sender has (EIP-7702
     // delegated) code that CREATEs, so for a plain EOA the journal write is skipped
-    const sender = await s.sm.getAccount(caller)
     const { execResult } = await evm.runCall({
       block,
       gasPrice: 0n,
@@ -358,7 +357,7 @@ export class ExecEngine {
       data: args.data ?? EMPTY,
       gasLimit: gasLimit - gas.intrinsic,
       skipBalance: true,
-      skipNonceIncrement: sender === undefined || !sender.isContract(),
+      skipNonceIncrement: !sender.isContract(),
     })
     s.sm.originalStorageCache.clear()
     // runTx's accounting: refunds capped at a fifth of the gas used, then the EIP-7623 floor
@@ -444,10 +443,10 @@ export class ExecEngine {
     const journal = s.vm.evm.journal
     return async (limit) => {
       if (limit < gas.minimum) return { kind: 'evmError', result: undefined as never, message: 'out of gas', needed: gas.minimum }
-      await this.fundedSender(s, args, limit)
+      const { account } = await this.fundedSender(s, args, limit)
       await journal.checkpoint()
       try {
-        return await this.runDirect(s, block, args, limit, gas)
+        return await this.runDirect(s, block, args, account, limit, gas)
       } finally {
         await journal.revert()
       }

@@ -75,19 +75,21 @@ export class AccountReadCache {
     this.own.set(key, account)
   }
 
+  // null (no account) is an answer: only undefined falls through to the next source
   private inherited(key: string): Account | null | undefined {
     if (this.written === undefined) return undefined
-    const rlp = this.written.get(key)
-    if (rlp !== undefined) return rlp === null ? null : createAccountFromRLP(rlp)
-    return this.parent?.peek(key)
+    const written = this.writtenAccount(key)
+    return written !== undefined ? written : this.parent?.peek(key)
   }
 
   /** What this root's cache knows without asking further up. */
   private peek(key: string): Account | null | undefined {
     const found = this.own.get(key)
-    if (found !== undefined) return found
+    return found !== undefined ? found : this.writtenAccount(key)
+  }
+
+  private writtenAccount(key: string): Account | null | undefined {
     const rlp = this.written?.get(key)
-    if (rlp !== undefined) return rlp === null ? null : createAccountFromRLP(rlp)
-    return undefined
+    return rlp === undefined ? undefined : rlp === null ? null : createAccountFromRLP(rlp)
   }
 }

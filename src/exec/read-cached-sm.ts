@@ -6,6 +6,7 @@ import { RLP } from '@ethereumjs/rlp'
 import type { Address } from '@ethereumjs/util'
 import { Account, bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, KECCAK256_RLP } from '@ethereumjs/util'
 import type { TrieReader } from '../chain/store/trie-reader.js'
+import { storageTriePrefix } from '../chain/store/state-db.js'
 import { ReadOnlyStateManager } from '../evm/state-manager.js'
 import type { AccountReadCache, SharedReadCaches } from './read-cache.js'
 
@@ -68,7 +69,7 @@ export class ReadCachedStateManager extends ReadOnlyStateManager {
       value = this.inheritedSlot(rootHex, keyHex)
       if (value === undefined) {
         const hashedAddress = this.keccak(address.bytes)
-        const prefix = this._prefixStorageTrieKeys ? bytesToUnprefixedHex(hashedAddress.subarray(0, 7)) : ''
+        const prefix = this._prefixStorageTrieKeys ? storageTriePrefix(hashedAddress) : ''
         const raw = await this.tries.get(account.storageRoot, this.keccak(key), prefix)
         value = raw === null ? EMPTY : (RLP.decode(raw) as Uint8Array)
       }

@@ -91,8 +91,9 @@ export class StateReader {
    * The account at a root when a cache already holds it, without I/O or a promise (the hot
    * eth_getBalance / eth_getTransactionCount at 'latest'); undefined when it has to be read.
    */
-  peekAccount(rootHex: string, address: Uint8Array): Account | null | undefined {
-    return this.accountCaches.get(rootHex)?.get(bytesToUnprefixedHex(address))
+  peekAccount(rootHex: string, address: string): Account | null | undefined {
+    // caches are keyed by unprefixed lowercase address hex; RPC addresses are 0x + lowercase hex
+    return this.accountCaches.get(rootHex)?.get(address.slice(2))
   }
 
   /** The account cache of one root (created on first use; layered once the block's diff is known). */

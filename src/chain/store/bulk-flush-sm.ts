@@ -9,7 +9,8 @@ import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { Address, bytesToUnprefixedHex, unprefixedHexToBytes } from '@ethereumjs/util'
 import { FixedMerkleStateManager } from '../../evm/state-manager.js'
-import { compareNibbles, toNibbles } from '../ordered-trie.js'
+import { toNibbles } from '../ordered-trie.js'
+import { storageTriePrefix } from './state-db.js'
 import { bulkUpdateTrie } from './trie-bulk-update.js'
 import type { TrieNodeDB } from './trie-bulk-update.js'
 
@@ -55,7 +56,7 @@ export class BulkFlushStateManager extends FixedMerkleStateManager {
 
   private defer(key: Uint8Array, value: Uint8Array, skipKeyTransform = false): void {
     const path = skipKeyTransform ? key : this.hash(key)
-    this.pending!.set(Buffer.from(path).toString('hex'), [path, value])
+    this.pending!.set(bytesToUnprefixedHex(path), [path, value])
   }
 
   override async flush(): Promise<void> {
@@ -70,7 +71,6 @@ export class BulkFlushStateManager extends FixedMerkleStateManager {
     }
     if (writes.size === 0) return
     const items = [...writes.values()].map(([path, value]) => ({ nibbles: toNibbles(path), value }))
-    items.sort((a, b) => compareNibbles(a.nibbles, b.nibbles))
     const trie = this._trie
     trie.root(await bulkUpdateTrie(trie.database(), trie.root(), items, this.hash))
   }
@@ -91,7 +91,7 @@ export class BulkFlushStateManager extends FixedMerkleStateManager {
       const account = await this.getAccount(address)
       if (account === undefined) continue // as the library does: storage of a deleted account is gone
       const hashedAddress = this.hash(address.bytes)
-      const prefix = this._prefixStorageTrieKeys ? bytesToUnprefixedHex(hashedAddress.subarray(0, 7)) : ''
+      const prefix = this._prefixStorageTrieKeys ? storageTriePrefix(hashedAddress) : ''
       const nodes: TrieNodeDB = {
         get: (hash) => db.get(prefix + bytesToUnprefixedHex(hash)),
         put: (hash, value) => db.put(prefix + bytesToUnprefixedHex(hash), value),
@@ -103,7 +103,6 @@ export class BulkFlushStateManager extends FixedMerkleStateManager {
         this.onStorageWritten?.(address, fromRoot, key, value)
         return { nibbles: toNibbles(this.hash(key)), value: value.length > 0 ? RLP.encode(value) : DELETE }
       })
-      items.sort((a, b) => compareNibbles(a.nibbles, b.nibbles))
       account.storageRoot = await bulkUpdateTrie(nodes, fromRoot, items, this.hash)
       // the library's storage trie for this contract (if it opened one) points at the old root
       delete this._storageTries[bytesToUnprefixedHex(hashedAddress)]

@@ -6,7 +6,7 @@
 //  - a reader's, which refuses every write: a call must never reach the database.
 
 import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util'
-import { hexToBytes } from '@ethereumjs/util'
+import { bytesToUnprefixedHex, hexToBytes } from '@ethereumjs/util'
 import type { AbstractBatchOperation } from 'abstract-level'
 import type { ChainLevel } from './level.js'
 import { Prefix } from './schema.js'
@@ -21,6 +21,14 @@ export function trieKey(hexKey: string): Uint8Array {
   key[0] = Prefix.trie
   key.set(raw, 1)
   return key
+}
+
+/**
+ * The DB key prefix (unprefixed hex) of a contract's storage trie nodes, as @ethereumjs lays them out
+ * with prefixStorageTrieKeys: the first 7 bytes of keccak(address).
+ */
+export function storageTriePrefix(hashedAddress: Uint8Array): string {
+  return bytesToUnprefixedHex(hashedAddress.subarray(0, 7))
 }
 
 /** Trie nodes by key. Nodes are content-addressed, so one cache serves every state root. */

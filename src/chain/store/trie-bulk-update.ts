@@ -22,8 +22,9 @@ export interface TrieNodeDB {
 const EMPTY = new Uint8Array(0)
 
 /**
- * The root after writing `items` (sorted by key, distinct; an empty value deletes the key) into the
- * trie at `root`. New nodes are put into `db`; nothing is deleted (callers that prune use the MPT).
+ * The root after writing `items` (distinct keys of one length, any order: they are sorted here; an
+ * empty value deletes the key) into the trie at `root`. New nodes are put into `db`; nothing is deleted
+ * (callers that prune use the MPT).
  */
 export async function bulkUpdateTrie(
   db: TrieNodeDB,
@@ -32,6 +33,7 @@ export async function bulkUpdateTrie(
   keccak: (data: Uint8Array) => Uint8Array,
 ): Promise<Uint8Array> {
   if (items.length === 0) return root
+  items.sort((a, b) => compareNibbles(a.nibbles, b.nibbles))
   const updater = new BulkUpdater(db, items, keccak)
   const start = equalsBytes(root, KECCAK256_RLP) ? null : await updater.load(root)
   const updated = await updater.apply(start, 0, 0, items.length)

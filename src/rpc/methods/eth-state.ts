@@ -32,7 +32,7 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
   }
   /** An account at 'latest' that the head's cache already holds: answered without a promise. */
   const latestAccount = (selector: p.BlockSelector, address: string) =>
-    selector.kind === 'tag' && selector.tag === 'latest' ? state.peekAccount(view.head.stateRoot, hexToBytes(address)) : undefined
+    selector.kind === 'tag' && selector.tag === 'latest' ? state.peekAccount(view.head.stateRoot, address) : undefined
   return {
     eth_chainId: (params) => {
       p.expectParams(params, 0, 0)
