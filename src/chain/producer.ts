@@ -13,7 +13,7 @@ import type { KeelConfig } from '../config/types.js'
 import { createChainCommon } from '../evm/common.js'
 import type { GethGenesis } from '../evm/common.js'
 import { fastCrypto, loadFastCrypto } from '../evm/crypto.js'
-import { cacheJumpDestinations } from '../evm/jumpdest-cache.js'
+import { installEvmSpeedups } from '../evm/speedups.js'
 import { blockHashSource } from '../evm/block-hashes.js'
 import { FixedMerkleStateManager, ReadOnlyStateManager } from '../evm/state-manager.js'
 import { RpcError, toShape } from '../rpc/errors.js'
@@ -112,7 +112,7 @@ export class Producer {
     events: ProducerEvents,
   ): Promise<Producer> {
     const crypto = await loadFastCrypto()
-    await cacheJumpDestinations()
+    await installEvmSpeedups()
     const common = createChainCommon(genesis, crypto.customCrypto)
     const nodeCache = createNodeCache(50_000)
     const trieDb = new WritableTrieDB(level, nodeCache, config.stateHistory > 0)

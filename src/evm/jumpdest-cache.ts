@@ -3,9 +3,7 @@
 // of an eth_call plus much of its garbage. The analysis depends only on the code and the opcode table,
 // and the read path hands out the same code object for the same code hash, so it is cached per object.
 
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { importEvmModule } from './evm-internals.js'
 
 interface Analysis {
   jumps: Uint8Array
@@ -20,15 +18,10 @@ interface InterpreterLike {
 
 let installed: Promise<void> | undefined
 
-/** Installs the cache once per thread (the Interpreter class is not exported, so it is found by path). */
+/** Installs the cache once per thread. */
 export function cacheJumpDestinations(): Promise<void> {
   installed ??= (async () => {
-    const require = createRequire(import.meta.url)
-    // the package's "require" entry is dist/cjs/index.js; the ESM twin of the interpreter sits beside it
-    const esmDir = join(dirname(require.resolve('@ethereumjs/evm')), '..', 'esm')
-    const { Interpreter } = (await import(pathToFileURL(join(esmDir, 'interpreter.js')).href)) as {
-      Interpreter: { prototype: InterpreterLike }
-    }
+    const { Interpreter } = await importEvmModule<{ Interpreter: { prototype: InterpreterLike } }>('interpreter.js')
     const analyse = Interpreter.prototype._getValidJumpDestinations
     const byCode = new WeakMap<Uint8Array, { table: unknown; analysis: Analysis }>()
     Interpreter.prototype._getValidJumpDestinations = function (this: InterpreterLike, code: Uint8Array): Analysis {

@@ -336,7 +336,9 @@ export class ExecEngine {
     const to = new Address(hexToBytes(args.to as `0x${string}`))
     const evm = s.vm.evm
     const journal = evm.journal
-    for (const [address] of evm.precompiles.entries()) journal.addAlwaysWarmAddress(address)
+    // the precompiles' keys are unprefixed hex already: addAlwaysWarmAddress would run a regex on each
+    const warm = (journal as unknown as { alwaysWarmJournal: Map<string, Set<string>> }).alwaysWarmJournal
+    for (const address of evm.precompiles.keys()) if (!warm.has(address)) warm.set(address, new Set())
     journal.addAlwaysWarmAddress(caller.toString())
     journal.addAlwaysWarmAddress(to.toString())
     if (s.vm.common.isActivatedEIP(3651)) journal.addAlwaysWarmAddress(block.header.coinbase.toString())

@@ -14,6 +14,19 @@ type Options = ConstructorParameters<typeof ReadOnlyStateManager>[0]
 
 const EMPTY = new Uint8Array(0)
 
+// An account the call wrote is held as RLP and read back for every SLOAD of that contract (the storage
+// root): decoded once per RLP (the cache stores a new array on each write), handed out as copies.
+const decodedWrites = new WeakMap<Uint8Array, Account>()
+
+function accountOf(rlp: Uint8Array): Account {
+  let account = decodedWrites.get(rlp)
+  if (account === undefined) {
+    account = createAccountFromRLP(rlp)
+    decodedWrites.set(rlp, account)
+  }
+  return new Account(account.nonce, account.balance, account.storageRoot, account.codeHash)
+}
+
 export class ReadCachedStateManager extends ReadOnlyStateManager {
   constructor(
     opts: Options,
@@ -41,7 +54,7 @@ export class ReadCachedStateManager extends ReadOnlyStateManager {
     // the journaled caches hold only what a call wrote: empty (and skipped) outside a call
     const written = this._caches?.account
     const elem = written !== undefined && written.size() > 0 ? written.get(address) : undefined
-    if (elem !== undefined) return elem.accountRLP !== undefined ? createAccountFromRLP(elem.accountRLP) : undefined
+    if (elem !== undefined) return elem.accountRLP !== undefined ? accountOf(elem.accountRLP) : undefined
     const key = bytesToUnprefixedHex(address.bytes)
     let account = this.accounts.get(key)
     if (account === undefined) {

@@ -10,7 +10,7 @@ import { workerData } from 'piscina'
 import type { StateDiff } from '../chain/state-diff.js'
 import { createChainCommon } from '../evm/common.js'
 import { loadFastCrypto } from '../evm/crypto.js'
-import { cacheJumpDestinations } from '../evm/jumpdest-cache.js'
+import { installEvmSpeedups } from '../evm/speedups.js'
 import { openChainLevel } from '../chain/store/level.js'
 import type { ChainLevel } from '../chain/store/level.js'
 import { decodeHead, Keys } from '../chain/store/schema.js'
@@ -23,7 +23,7 @@ import { CallProgress } from './progress.js'
 async function createEngine(): Promise<ExecEngine> {
   const init = workerData as ExecPoolInit
   const crypto = await loadFastCrypto()
-  await cacheJumpDestinations()
+  await installEvmSpeedups()
   const common = createChainCommon(init.genesis, crypto.customCrypto)
   const level = await openChainLevel(join(init.dataDir, 'chain'), { createIfMissing: false, cacheSize: 8 << 20 })
   // a pool worker runs one call at a time and nothing else: it may block on LevelDB reads

@@ -1,0 +1,32 @@
+// The @ethereumjs speedups every thread that runs the EVM (producer, call workers) relies on.
+// patches/ (applied by patch-package when `npm ci` runs the install scripts) changes the packages' own
+// code; the jump-destination cache wraps a method at run time. A node whose packages are not patched
+// refuses to start: every call and block would be several times slower without saying why.
+
+import { readFileSync } from 'node:fs'
+import { ethereumjsEsmFile } from './evm-internals.js'
+import { cacheJumpDestinations } from './jumpdest-cache.js'
+
+/** The files patches/ changes, each with a line only the patched version has. */
+export const PATCHED_FILES: ReadonlyArray<{ pkg: string; file: string; marker: string }> = [
+  { pkg: '@ethereumjs/evm', file: 'evm.js', marker: 'function frameMessage(' },
+  { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'padded.set(msg, right ? 0 : length - msg.length)' },
+]
+
+/** The patched files that are not (empty when all are). */
+export function unpatchedFiles(): string[] {
+  return PATCHED_FILES.filter(({ pkg, file, marker }) => !readFileSync(ethereumjsEsmFile(pkg, file), 'utf8').includes(marker)).map(
+    ({ pkg, file }) => `${pkg}/dist/esm/${file}`,
+  )
+}
+
+export async function installEvmSpeedups(): Promise<void> {
+  const missing = unpatchedFiles()
+  if (missing.length > 0) {
+    throw new Error(
+      `${missing.join(', ')} not patched: patches/ is applied by patch-package when \`npm ci\` runs the ` +
+        'install scripts; reinstall with `npm ci`',
+    )
+  }
+  await cacheJumpDestinations()
+}

@@ -1,0 +1,45 @@
+// patches/ (patch-package, applied at `npm ci`) changes @ethereumjs code for speed. These tests prove the
+// patches are in place on a fresh install and that the patched helpers still answer what the originals did.
+
+import assert from 'node:assert/strict'
+import { readFileSync, readdirSync } from 'node:fs'
+import { test } from 'node:test'
+import { bigIntToBytes, bytesToHex, setLengthLeft, setLengthRight } from '@ethereumjs/util'
+import { PATCHED_FILES, unpatchedFiles } from '../../dist/evm/speedups.js'
+
+test('every patched @ethereumjs file carries its patch after npm ci', () => {
+  assert.deepEqual(unpatchedFiles(), [])
+  const patches = readdirSync(new URL('../../patches/', import.meta.url))
+  for (const { pkg } of PATCHED_FILES) {
+    const name = pkg.replace('/', '+')
+    const version = JSON.parse(readFileSync(new URL(`../../node_modules/${pkg}/package.json`, import.meta.url), 'utf8')).version
+    assert.ok(patches.includes(`${name}+${version}.patch`), `a patch for the installed ${pkg}@${version}`)
+  }
+})
+
+test('setLengthLeft / setLengthRight pad, keep and refuse as before', () => {
+  const v = Uint8Array.from([1, 2, 3])
+  assert.equal(bytesToHex(setLengthLeft(v, 5)), '0x0000010203')
+  assert.equal(bytesToHex(setLengthRight(v, 5)), '0x0102030000')
+  assert.equal(setLengthLeft(v, 3), v, 'an exact length is returned as is')
+  assert.equal(bytesToHex(setLengthLeft(new Uint8Array(0), 2)), '0x0000')
+  assert.throws(() => setLengthLeft(v, 2), /exceeds target length/)
+  assert.equal(bytesToHex(setLengthLeft(v, 2, { allowTruncate: true })), '0x0203')
+  assert.equal(bytesToHex(setLengthRight(v, 2, { allowTruncate: true })), '0x0102')
+  const padded = setLengthLeft(v, 4)
+  padded[3] = 9
+  assert.equal(v[2], 3, 'the padded copy does not share memory with the input')
+})
+
+test('bigIntToBytes encodes as before', () => {
+  const cases = [
+    [0n, '0x00'],
+    [1n, '0x01'],
+    [255n, '0xff'],
+    [256n, '0x0100'],
+    [2n ** 255n + 7n, '0x8000000000000000000000000000000000000000000000000000000000000007'],
+  ]
+  for (const [n, hex] of cases) assert.equal(bytesToHex(bigIntToBytes(n)), hex)
+  assert.equal(bytesToHex(bigIntToBytes(0x0102n, true)), '0x0201')
+  assert.throws(() => bigIntToBytes(-1n))
+})
