@@ -43,3 +43,31 @@ test('bigIntToBytes encodes as before', () => {
   assert.equal(bytesToHex(bigIntToBytes(0x0102n, true)), '0x0201')
   assert.throws(() => bigIntToBytes(-1n))
 })
+
+test('RLP encode and decode agree with ethers on random nested values, and refuse truncated input', async () => {
+  const { RLP } = await import('@ethereumjs/rlp')
+  const { encodeRlp, decodeRlp, hexlify, getBytes } = await import('ethers')
+  const { randomBytes } = await import('node:crypto')
+  let seed = 7
+  const rnd = (n) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n)
+  const gen = (depth) => {
+    if (depth > 3 || rnd(3) === 0) {
+      const k = rnd(4)
+      return Uint8Array.from(k === 0 ? randomBytes(1) : k === 1 ? [] : randomBytes(rnd(k === 2 ? 56 : 300)))
+    }
+    return Array.from({ length: rnd(20) }, () => gen(depth + 1))
+  }
+  const toEthers = (v) => (Array.isArray(v) ? v.map(toEthers) : hexlify(v))
+  for (let i = 0; i < 2000; i++) {
+    const value = gen(0)
+    const encoded = RLP.encode(value)
+    assert.equal(hexlify(encoded), encodeRlp(toEthers(value)))
+    const input = Uint8Array.from(encoded)
+    const decoded = RLP.decode(input)
+    assert.deepEqual(toEthers(decoded), decodeRlp(encoded))
+    const items = [decoded].flat(Infinity)
+    for (const item of items) if (item.length > 0) assert.notEqual(item.buffer, input.buffer, 'decoded items do not alias the input')
+    if (encoded.length > 1) assert.throws(() => RLP.decode(encoded.subarray(0, encoded.length - 1)), /invalid RLP|out-of-bounds/)
+  }
+  assert.deepEqual(getBytes(hexlify(RLP.encode(new Uint8Array(0)))), Uint8Array.from([0x80]))
+})
