@@ -16,8 +16,18 @@ export interface TrieNodeSource {
   fetch(key: string): Uint8Array | undefined | Promise<Uint8Array | undefined>
 }
 
+/** A decoded node and the hash it is stored under (a cache key is only the hash's first 48 bits). */
+interface CachedNode {
+  hash: Uint8Array
+  node: RawNode[]
+}
+
 export class TrieReader {
-  private readonly nodes: LruMap<string, RawNode[]>
+  // Keyed by a number, not by hex: building and hashing a 64-character string per step of every walk
+  // was ~10% of an eth_call. A node's hash names its content whatever DB prefix it sits under, so the
+  // prefix is not part of the key; two hashes sharing 48 bits only evict each other (the full hash is
+  // compared on every hit).
+  private readonly nodes: LruMap<number, CachedNode>
 
   constructor(
     private readonly source: TrieNodeSource,
@@ -32,7 +42,8 @@ export class TrieReader {
    */
   async get(root: Uint8Array, path: Uint8Array, keyPrefix = ''): Promise<Uint8Array | null> {
     if (equalsBytes(root, KECCAK256_RLP)) return null
-    let node = await this.load(keyPrefix, root)
+    let loaded = this.load(keyPrefix, root)
+    let node = loaded instanceof Promise ? await loaded : loaded
     const nibbleCount = path.length * 2
     let at = 0
     for (;;) {
@@ -59,21 +70,35 @@ export class TrieReader {
       }
       if (Array.isArray(child)) node = child
       else if (child.length === 0) return null
-      else node = await this.load(keyPrefix, child)
+      else {
+        loaded = this.load(keyPrefix, child)
+        node = loaded instanceof Promise ? await loaded : loaded
+      }
     }
   }
 
-  private async load(keyPrefix: string, hash: Uint8Array): Promise<RawNode[]> {
-    const key = keyPrefix + bytesToUnprefixedHex(hash)
-    let node = this.nodes.get(key)
-    if (node !== undefined) return node
-    let bytes = this.source.fetch(key)
-    if (bytes instanceof Promise) bytes = await bytes
+  /** A cached node without a promise; a fetch only when the source is asynchronous. */
+  private load(keyPrefix: string, hash: Uint8Array): RawNode[] | Promise<RawNode[]> {
+    const cacheKey = hashKey(hash)
+    const cached = this.nodes.get(cacheKey)
+    if (cached !== undefined && equalsBytes(cached.hash, hash)) return cached.node
+    const dbKey = keyPrefix + bytesToUnprefixedHex(hash)
+    const bytes = this.source.fetch(dbKey)
+    if (bytes instanceof Promise) return bytes.then((b) => this.decoded(cacheKey, hash, b))
+    return this.decoded(cacheKey, hash, bytes)
+  }
+
+  private decoded(cacheKey: number, hash: Uint8Array, bytes: Uint8Array | undefined): RawNode[] {
     if (bytes === undefined) throw new Error(`missing trie node ${bytesToUnprefixedHex(hash)}`)
-    node = RLP.decode(bytes) as RawNode[]
-    this.nodes.set(key, node)
+    const node = RLP.decode(bytes) as RawNode[]
+    this.nodes.set(cacheKey, { hash: hash.slice(), node })
     return node
   }
+}
+
+/** The first 48 bits of a 32-byte hash as a number (exact in a double). */
+function hashKey(h: Uint8Array): number {
+  return ((h[0] * 256 + h[1]) * 256 + h[2]) * 16_777_216 + ((h[3] << 16) | (h[4] << 8) | h[5])
 }
 
 function nibbleOf(bytes: Uint8Array, i: number): number {
