@@ -20,6 +20,8 @@ import type { MessageGas } from './intrinsic-gas.js'
 import { StateReader } from './state-reader.js'
 import type { StateDiff } from '../chain/state-diff.js'
 import { blockHashSource } from '../evm/block-hashes.js'
+import { GasWatch } from './gas-watch.js'
+import type { WatchedEvm } from './gas-watch.js'
 import type { ExecAccessListItem, ExecBlock, ExecCallArgs, ExecLimits, ExecResult, ExecTask } from './types.js'
 
 /** EIP-7825 (Osaka): no transaction may use more gas than this. */
@@ -403,18 +405,28 @@ export class ExecEngine {
         }
       }
       const probe = await this.prober(s, block, task)
-      const first = await probe(hi)
+      const evm = s.vm.evm as typeof s.vm.evm & WatchedEvm
+      const watch = new GasWatch()
+      evm.keelGasWatch = watch
+      let first: Outcome
+      try {
+        first = await probe(hi)
+      } finally {
+        evm.keelGasWatch = undefined
+      }
       if (first.kind === 'revert') this.callResult(first)
       if (first.kind !== 'success') {
         if (first.kind === 'evmError' && first.message !== 'out of gas') throw serverError(first.message)
         throw serverError(`gas required exceeds allowance (${hi})`)
       }
       // Below the gas the execution consumed before refunds it cannot succeed; at exactly that it
-      // usually does, which makes most estimates two executions and the answer the true minimum.
-      // Otherwise (gas-dependent paths: the 63/64 rule, a stipend) geth's search from there on.
+      // succeeds when no step depended on the gas left (see gas-watch.ts), and usually does anyway,
+      // which makes most estimates one or two executions and the answer the true minimum. Otherwise
+      // (gas-dependent paths: the 63/64 rule, a stipend) geth's search from there on.
       const needed = first.needed
       let lo = needed - 1n
       if (needed < hi) {
+        if (watch.sameWith(hi - needed)) return needed
         if ((await probe(needed)).kind === 'success') return needed
         lo = needed
         const optimistic = ((needed + CALL_STIPEND) * 64n) / 63n

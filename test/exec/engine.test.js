@@ -109,6 +109,26 @@ describe('eth_estimateGas follows geth', () => {
     }
   })
 
+  test('estimates of code whose path depends on the gas left still succeed (GAS, the SSTORE stipend check)', async () => {
+    // an estimate may skip re-running at the gas the first run consumed only when nothing looked at the
+    // gas left; each of these would fail at exactly that gas
+    const cases = [
+      // GAS PUSH3 100000 LT PUSH1 13 JUMPI PUSH1 0 DUP1 REVERT JUMPDEST STOP: reverts unless > 100000 gas is left
+      ['a branch on GAS', '0x5a620186a010600d57600080fd5b00'],
+      // SSTORE(0, 1) then SSTORE(0, 2): the second write costs 100, but EIP-2200 refuses it with 2300 or less left
+      ['a cheap SSTORE at the very end', '0x600160005560026000555b00'],
+    ]
+    for (const [name, code] of cases) {
+      const overrides = { stateOverrides: { [STRANGER]: { code: hexToBytes(code) } } }
+      const r = await engine.run(task('estimateGas', { from: alice, to: STRANGER }, overrides))
+      assert.equal(r.ok, true, `${name}: ${JSON.stringify(r.error)}`)
+      const consumed = 21_000n + 40_000n
+      assert.ok(r.gas < consumed + 100_000n + 10_000n, `${name}: ${r.gas} is a search result, not the cap`)
+      const enough = await engine.run(task('call', { from: alice, to: STRANGER, gas: r.gas }, overrides))
+      assert.equal(enough.ok, true, `${name}: the call with the estimate (${r.gas}) failed: ${JSON.stringify(enough.error)}`)
+    }
+  })
+
   test('a plain transfer is exactly 21000', async () => {
     const r = await engine.run(task('estimateGas', { from: alice, to: RECIPIENT, value: 1n }))
     assert.deepEqual(r, { ok: true, kind: 'estimateGas', gas: 21000n })
