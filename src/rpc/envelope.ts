@@ -249,7 +249,8 @@ export class Envelope {
   private success(method: string, ctx: RequestContext, idJson: string | null, result: unknown, startedAt: number): Answer {
     let resultJson: string | undefined
     if (result instanceof RawJson) {
-      resultJson = result.json
+      if (this.onCall !== undefined) this.onCall(method, ctx, 0, performance.now() - startedAt)
+      return idJson === null ? null : result.answerFor(idJson)
     } else if (idJson !== null && result !== undefined) {
       try {
         resultJson = JSON.stringify(result)

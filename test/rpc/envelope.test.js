@@ -17,6 +17,8 @@ const setup = (limits = defaultTransportLimits) => {
   dispatcher.register('first', (params) => params[0])
   dispatcher.register('nothing', () => undefined)
   dispatcher.register('raw', () => new RawJson('{"cached":true,"n":"0x1"}'))
+  const big = new RawJson(JSON.stringify(Array.from({ length: 20_000 }, (_, i) => `0x${i.toString(16)}`)))
+  dispatcher.register('bigRaw', () => big)
   dispatcher.register('revert', () => {
     throw executionReverted('Ownable: caller is not the owner', '0x08c379a0')
   })
@@ -68,6 +70,19 @@ describe('Envelope: single requests', () => {
     const { call } = setup()
     assert.equal((await call(req(1, 'nothing'))).text, '{"jsonrpc":"2.0","id":1,"result":null}')
     assert.equal((await call(req(2, 'raw'))).text, '{"jsonrpc":"2.0","id":2,"result":{"cached":true,"n":"0x1"}}')
+  })
+
+  it('answers a big cached RawJson with the id of each request, in and out of batches', async () => {
+    const { call } = setup()
+    const expected = Array.from({ length: 20_000 }, (_, i) => `0x${i.toString(16)}`)
+    for (const id of [1, 1, 'a', 1, null, 7]) {
+      const answer = await call(req(id, 'bigRaw'))
+      assert.equal(answer.json.id, id)
+      assert.deepEqual(answer.json.result, expected)
+    }
+    const batch = await call([req(3, 'bigRaw'), req(4, 'raw'), req(5, 'bigRaw')])
+    assert.deepEqual(batch.json.map((a) => a.id), [3, 4, 5])
+    assert.deepEqual(batch.json[2].result, expected)
   })
 
   it('passes the request context to the handler', async () => {
