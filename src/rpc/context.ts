@@ -13,8 +13,9 @@ export interface RequestContext {
  * Used for immutable objects (old blocks, receipts) cached in their encoded form.
  */
 export class RawJson {
-  /** the JSON; once a big answer was framed, that whole answer (the JSON sits inside it) */
+  /** the JSON; once a big answer was framed, that whole answer, with the JSON from `jsonStart` */
   private text: string
+  private jsonStart = 0
   private framedFor: string | undefined
 
   constructor(json: string) {
@@ -22,11 +23,7 @@ export class RawJson {
   }
 
   get json(): string {
-    return this.framedFor === undefined ? this.text : this.text.slice(this.text.length - 1 - this.jsonLength, -1)
-  }
-
-  private get jsonLength(): number {
-    return this.text.length - (FRAME_PREFIX.length + this.framedFor!.length + FRAME_MIDDLE.length + 1)
+    return this.framedFor === undefined ? this.text : this.text.slice(this.jsonStart, -1)
   }
 
   /**
@@ -37,18 +34,22 @@ export class RawJson {
   answerFor(idJson: string): string {
     if (idJson === this.framedFor) return this.text
     const json = this.json
-    const answer = FRAME_PREFIX + idJson + FRAME_MIDDLE + json + '}'
+    const answer = resultAnswer(idJson, json)
     if (json.length >= KEEP_FRAMED_FROM) {
       this.text = answer
+      this.jsonStart = answer.length - 1 - json.length
       this.framedFor = idJson
     }
     return answer
   }
 }
 
-const FRAME_PREFIX = '{"jsonrpc":"2.0","id":'
-const FRAME_MIDDLE = ',"result":'
 const KEEP_FRAMED_FROM = 64 << 10
+
+/** A JSON-RPC success response around an already serialised result. */
+export function resultAnswer(idJson: string, resultJson: string): string {
+  return '{"jsonrpc":"2.0","id":' + idJson + ',"result":' + resultJson + '}'
+}
 
 export type MethodResult = unknown
 export type MethodHandler = (params: readonly unknown[], ctx: RequestContext) => MethodResult | Promise<MethodResult>

@@ -3,7 +3,7 @@
 // concatenation so a result is serialised exactly once (or spliced in verbatim when it is RawJson).
 
 import type { RequestContext } from './context.js'
-import { RawJson } from './context.js'
+import { RawJson, resultAnswer } from './context.js'
 import type { Dispatcher } from './dispatch.js'
 import { ErrorCode, RpcError, invalidParams, methodNotFound } from './errors.js'
 import type { TransportLimits } from './limits.js'
@@ -248,10 +248,7 @@ export class Envelope {
 
   private success(method: string, ctx: RequestContext, idJson: string | null, result: unknown, startedAt: number): Answer {
     let resultJson: string | undefined
-    if (result instanceof RawJson) {
-      if (this.onCall !== undefined) this.onCall(method, ctx, 0, performance.now() - startedAt)
-      return idJson === null ? null : result.answerFor(idJson)
-    } else if (idJson !== null && result !== undefined) {
+    if (idJson !== null && result !== undefined && !(result instanceof RawJson)) {
       try {
         resultJson = JSON.stringify(result)
       } catch (err) {
@@ -261,7 +258,7 @@ export class Envelope {
     }
     if (this.onCall !== undefined) this.onCall(method, ctx, 0, performance.now() - startedAt)
     if (idJson === null) return null
-    return '{"jsonrpc":"2.0","id":' + idJson + ',"result":' + (resultJson ?? 'null') + '}'
+    return result instanceof RawJson ? result.answerFor(idJson) : resultAnswer(idJson, resultJson ?? 'null')
   }
 
   private failure(method: string, ctx: RequestContext, idJson: string | null, err: unknown, startedAt: number): Answer {
