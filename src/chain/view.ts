@@ -16,6 +16,10 @@ import type { ReceiptRecord } from './receipts.js'
 import type { ChainLevel } from './store/level.js'
 import { decodeNumber, decodeTxLookup, Keys } from './store/schema.js'
 import { LruMap } from '../util/lru.js'
+import { RecentTxIndex } from './recent-txs.js'
+
+/** Transactions whose block and index are kept in memory (about 4 MiB; ~50 full blocks of transfers). */
+const RECENT_TXS = 32_768
 
 export interface BlockRecord {
   number: bigint
@@ -74,6 +78,7 @@ export class ChainView {
   private headInfo: HeadInfo
   private headBlock: BlockRecord | undefined
   private readonly cache = new LruMap<bigint, BlockRecord>(512)
+  private readonly recentTxs = new RecentTxIndex(RECENT_TXS)
   private readonly headListeners: Array<(block: BlockRecord) => void> = []
 
   constructor(
@@ -111,6 +116,7 @@ export class ChainView {
       event.txHashes,
     )
     this.cache.set(record.number, record)
+    this.recentTxs.add(record.number, record.txHashes)
     this.headInfo = event.head
     this.headBlock = record
     for (const listener of this.headListeners) listener(record)
@@ -165,7 +171,20 @@ export class ChainView {
     return number === undefined ? undefined : this.blockByNumber(number)
   }
 
+  /**
+   * A transaction of a recent block whose record is in memory, found without I/O; undefined means
+   * "ask txLocation", not "unknown".
+   */
+  recentTx(hash: string): { block: BlockRecord; index: number } | undefined {
+    const at = this.recentTxs.get(hash)
+    if (at === undefined) return undefined
+    const block = this.cache.get(at.number)
+    return block === undefined ? undefined : { block, index: at.index }
+  }
+
   async txLocation(hash: string): Promise<{ number: bigint; index: number } | undefined> {
+    const recent = this.recentTxs.get(hash)
+    if (recent !== undefined) return recent
     const bytes = await this.level.get(Keys.txLookup(hexToBytes(hash as `0x${string}`)))
     if (bytes === undefined) return undefined
     const loc = decodeTxLookup(bytes)

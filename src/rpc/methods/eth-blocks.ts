@@ -50,35 +50,46 @@ function blockGetters(kind: 'Number' | 'Hash', lookup: BlockLookup): Record<stri
 
 export function blockMethods(deps: MethodDeps): Record<string, MethodHandler> {
   const view = deps.view
-  return {
+  const methods: Record<string, MethodHandler> = {
     ...blockGetters('Number', (v, i) => resolveBlockOrNull(view, p.blockTag(v, i))),
     ...blockGetters('Hash', (v, i) => view.blockByHash(p.hash32(v, i))),
-    eth_getTransactionByHash: async (params) => {
+    eth_getTransactionByHash: (params) => {
       p.expectParams(params, 1, 1)
       const hash = p.hash32(params[0], 0)
-      const loc = await view.txLocation(hash)
-      if (loc !== undefined) {
-        const block = await view.blockByNumber(loc.number)
-        return block === undefined ? null : transactionJson(block, loc.index)
-      }
-      // not mined yet: the pool knows it
-      const wire = await deps.producer.query<TxWire | null>({ q: 'get', hash })
-      if (wire === null) return null
-      const tx = createTxFromRLP(wire.raw, { common: deps.common })
-      return new RawJson(JSON.stringify(formatTransaction(tx, wire.sender, null)))
+      const recent = view.recentTx(hash)
+      return recent !== undefined ? transactionJson(recent.block, recent.index) : transactionByHash(hash)
     },
-    eth_getTransactionReceipt: async (params) => {
+    eth_getTransactionReceipt: (params) => {
       p.expectParams(params, 1, 1)
       const hash = p.hash32(params[0], 0)
-      const loc = await view.txLocation(hash)
-      if (loc === undefined) return null
-      const block = await view.blockByNumber(loc.number)
-      return block === undefined ? null : receiptJson(block, loc.index)
+      const recent = view.recentTx(hash)
+      return recent !== undefined ? receiptJson(recent.block, recent.index) : receiptByHash(hash)
     },
     eth_getBlockReceipts: async (params) => {
       p.expectParams(params, 1, 1)
       const block = await resolveBlockOrNull(view, p.blockSelector(params[0], 0))
       return block === undefined ? null : blockReceiptsJson(block)
     },
+  }
+  return methods
+
+  async function transactionByHash(hash: string): Promise<RawJson | null> {
+    const loc = await view.txLocation(hash)
+    if (loc !== undefined) {
+      const block = await view.blockByNumber(loc.number)
+      return block === undefined ? null : transactionJson(block, loc.index)
+    }
+    // not mined yet: the pool knows it
+    const wire = await deps.producer.query<TxWire | null>({ q: 'get', hash })
+    if (wire === null) return null
+    const tx = createTxFromRLP(wire.raw, { common: deps.common })
+    return new RawJson(JSON.stringify(formatTransaction(tx, wire.sender, null)))
+  }
+
+  async function receiptByHash(hash: string): Promise<RawJson | null> {
+    const loc = await view.txLocation(hash)
+    if (loc === undefined) return null
+    const block = await view.blockByNumber(loc.number)
+    return block === undefined ? null : receiptJson(block, loc.index)
   }
 }
