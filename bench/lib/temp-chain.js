@@ -39,6 +39,8 @@ export function benchKeys(count, salt = 1) {
  *   funded: extra private keys given 1,000,000 ether each in genesis.
  *   blockTime: the producer's block time; the default (1 h) means blocks are sealed only by sealBlock().
  *   stateHistory: --state-history (default 0, archive).
+ *   plainTransfers: false makes every transfer go through the EVM (the producer's default is true).
+ *   coinbase: the fee recipient (0x hex; default the dev genesis's).
  */
 export async function openTempChain(opts = {}) {
   const crypto = await loadFastCrypto()
@@ -47,6 +49,7 @@ export async function openTempChain(opts = {}) {
   if (opts.stateHistory !== undefined) flags['state-history'] = String(opts.stateHistory)
   const config = loadConfig({ flags, env: {} })
   const genesis = devGenesis(CHAIN_ID)
+  if (opts.coinbase !== undefined) genesis.coinbase = opts.coinbase
   for (const key of opts.funded ?? []) {
     genesis.alloc[bytesToHex(privateToAddress(key))] = { balance: `0x${(1_000_000n * ETHER).toString(16)}` }
   }
@@ -59,7 +62,7 @@ export async function openTempChain(opts = {}) {
     onFatal: (message) => {
       fatal = new Error(message)
     },
-  })
+  }, { plainTransfers: opts.plainTransfers })
   const common = createChainCommon(genesis, crypto.customCrypto)
   const intake = {
     common,
@@ -101,7 +104,7 @@ export async function openTempChain(opts = {}) {
         { common },
       )
       const { signature, recid } = crypto.secp256k1.ecdsaSign(tx.getHashedMessageToSign(), key)
-      const signed = tx.addSignature(BigInt(recid), signature.subarray(0, 32), signature.subarray(32, 64), false)
+      const signed = tx.addSignature(BigInt(recid), signature.subarray(0, 32), signature.subarray(32, 64), tx.type === 0)
       return bytesToHex(signed.serialize())
     },
     /** Intake (decode, validate, recover) and pool admission, as eth_sendRawTransaction does. */

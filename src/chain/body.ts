@@ -2,7 +2,6 @@
 // once at intake, so that no read ever runs ecrecover again).
 
 import { RLP } from '@ethereumjs/rlp'
-import type { TypedTransaction } from '@ethereumjs/tx'
 
 export interface StoredBody {
   /** EIP-2718 encodings (legacy: the RLP list) */
@@ -11,8 +10,9 @@ export interface StoredBody {
   senders: Uint8Array[]
 }
 
-export function encodeBody(txs: readonly TypedTransaction[], senders: readonly Uint8Array[]): Uint8Array {
-  return RLP.encode([txs.map((tx) => tx.serialize()), senders as Uint8Array[]])
+/** @param txs the transactions' EIP-2718 encodings (tx.serialize()) */
+export function encodeBody(txs: readonly Uint8Array[], senders: readonly Uint8Array[]): Uint8Array {
+  return RLP.encode([txs as Uint8Array[], senders as Uint8Array[]])
 }
 
 export function decodeBody(bytes: Uint8Array): StoredBody {

@@ -11,6 +11,7 @@ import { Address, hexToBytes } from '@ethereumjs/util'
 import { Bloom, encodeReceipt, runTx } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
 import { orderedTrieRoot } from './ordered-trie.js'
+import { applyPlainTransfer, plainTransfersApply } from './plain-transfer.js'
 import type { PooledTx } from './pooled-tx.js'
 import type { ReceiptRecord } from './receipts.js'
 
@@ -22,6 +23,8 @@ export interface BuildInput {
   coinbase: Address
   gasLimit: bigint
   extraData: Uint8Array
+  /** Apply plain value transfers without the EVM (default true; off only to compare both paths). */
+  plainTransfers?: boolean
 }
 
 export interface BuiltBlock {
@@ -30,6 +33,10 @@ export interface BuiltBlock {
   included: PooledTx[]
   /** Transactions that failed validation at execution (they leave the pool). */
   invalid: PooledTx[]
+  /** How many were applied as plain value transfers, without the EVM. */
+  plainTransfers: number
+  /** The included transactions' EIP-2718 encodings, in block order (for the body). */
+  encodedTxs: Uint8Array[]
 }
 
 const BLOCK_TX_OVERHEAD_GAS = 21_000n
@@ -60,6 +67,8 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
   const bloom = new Bloom(undefined, common)
   const blooms: Uint8Array[] = []
   let gasUsed = 0n
+  const plainTransfers = input.plainTransfers !== false && plainTransfersApply(common)
+  let plainCount = 0
 
   await vm.evm.journal.checkpoint()
   try {
@@ -76,6 +85,15 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
         // keep nonce order: later transactions of this sender wait for the next block
         skippedSenders.add(ptx.sender)
         if (input.gasLimit - gasUsed < BLOCK_TX_OVERHEAD_GAS) break
+        continue
+      }
+      const plainGas = plainTransfers ? await applyPlainTransfer(vm, ptx.tx, ptx.sender, pending.header) : undefined
+      if (plainGas !== undefined) {
+        gasUsed += plainGas
+        receipts.push({ status: 1, cumulativeGasUsed: gasUsed, logs: [] })
+        blooms.push(new Uint8Array(256))
+        included.push(ptx)
+        plainCount++
         continue
       }
       let result
@@ -98,7 +116,8 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
 
     const txs: TypedTransaction[] = included.map((p) => p.tx)
     const keccak = common.customCrypto.keccak256!
-    const transactionsTrie = orderedTrieRoot(txs.map((tx) => tx.serialize()), keccak)
+    const encodedTxs = txs.map((tx) => tx.serialize())
+    const transactionsTrie = orderedTrieRoot(encodedTxs, keccak)
     const receiptTrie = orderedTrieRoot(
       receipts.map((rec, i) =>
         encodeReceipt(
@@ -113,7 +132,7 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
       { common },
     )
     const block = new Block(header, txs, [], common.isActivatedEIP(4895) ? [] : undefined, { common })
-    return { block, receipts, included, invalid }
+    return { block, receipts, included, invalid, plainTransfers: plainCount, encodedTxs }
   } catch (err) {
     await vm.evm.journal.revert()
     throw err

@@ -63,6 +63,8 @@ export interface BlockStats {
   commitMs: number
   writeMs: number
   droppedTxs: number
+  /** Transactions applied as plain value transfers, without the EVM. */
+  plainTransfers: number
 }
 
 export type FromProducer =

@@ -42,6 +42,11 @@ export interface ProducerEvents {
   onFatal(message: string): void
 }
 
+export interface ProducerOptions {
+  /** Plain value transfers skip the EVM (default true; turned off only to compare both paths). */
+  plainTransfers?: boolean
+}
+
 const BLOCKHASH_WINDOW = 256
 const PRUNE_MARGIN_BLOCKS = 16n
 
@@ -101,6 +106,7 @@ export class Producer {
     private readonly recentHashes: Map<bigint, Uint8Array>,
     readonly pool: TxPool,
     private readonly events: ProducerEvents,
+    private readonly options: ProducerOptions,
   ) {
     this.journal = new GroupCommit(level)
   }
@@ -110,6 +116,7 @@ export class Producer {
     genesis: GethGenesis,
     level: ChainLevel,
     events: ProducerEvents,
+    options: ProducerOptions = {},
   ): Promise<Producer> {
     const crypto = await loadFastCrypto()
     await installEvmSpeedups()
@@ -157,6 +164,7 @@ export class Producer {
         lifetimeMs: config.txpoolLifetimeSeconds * 1000,
       }),
       events,
+      options,
     )
     if (genesis.coinbase !== undefined) producer.coinbase = new Address(hexToBytes(genesis.coinbase as `0x${string}`))
     await producer.initChain(genesis, sm)
@@ -396,6 +404,7 @@ export class Producer {
         coinbase: this.coinbase,
         gasLimit: parent.gasLimit,
         extraData: this.extraData,
+        plainTransfers: this.options.plainTransfers,
       })
     } catch (err) {
       this.trieDb.discard()
@@ -414,7 +423,7 @@ export class Producer {
     const hash = header.hash()
     const headerRlp = header.serialize()
     const bodyRlp = encodeBody(
-      block.transactions,
+      built.encodedTxs,
       included.map((p) => hexToBytes(p.sender as `0x${string}`)),
     )
     const receiptsRlp = encodeReceipts(receipts)
@@ -459,7 +468,7 @@ export class Producer {
     if (evicted.length > 0) {
       await this.level.batch(evicted.map((p) => ({ type: 'del' as const, key: Keys.pooledTx(hexToBytes(p.hash as `0x${string}`)) })))
     }
-    const stats = { buildMs, commitMs: performance.now() - commitStartedAt, writeMs, droppedTxs: invalid.length }
+    const stats = { buildMs, commitMs: performance.now() - commitStartedAt, writeMs, droppedTxs: invalid.length, plainTransfers: built.plainTransfers }
     this.events.onBlock({ kind: 'block', head: headInfo(header), headerRlp, bodyRlp, receiptsRlp, txHashes, stats, stateDiff })
   }
 
