@@ -11,6 +11,7 @@ import { cacheJumpDestinations } from './jumpdest-cache.js'
 export const PATCHED_FILES: ReadonlyArray<{ pkg: string; file: string; marker: string }> = [
   { pkg: '@ethereumjs/evm', file: 'evm.js', marker: 'function frameMessage(' },
   { pkg: '@ethereumjs/evm', file: 'interpreter.js', marker: 'async _runStepAsync(' },
+  { pkg: '@ethereumjs/evm', file: 'memory.js', marker: 'const INITIAL_SIZE = 1024' },
   { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'padded.set(msg, right ? 0 : length - msg.length)' },
   { pkg: '@ethereumjs/rlp', file: 'index.js', marker: 'function safeSubarray(' },
 ]

@@ -71,3 +71,24 @@ test('RLP encode and decode agree with ethers on random nested values, and refus
   }
   assert.deepEqual(getBytes(hexlify(RLP.encode(new Uint8Array(0)))), Uint8Array.from([0x80]))
 })
+
+test('EVM memory grows past its first buffer (1 KiB, 8 KiB, 12 KiB) and reads back what was written', async () => {
+  const { createEVM } = await import('@ethereumjs/evm')
+  const word = Uint8Array.from({ length: 32 }, (_, i) => i + 1)
+  const hex = (n, bytes) => n.toString(16).padStart(bytes * 2, '0')
+  const mstoreWordAt = (offset) => `7f${bytesToHex(word).slice(2)}61${hex(offset, 2)}52`
+  // three words across the buffer's growth points, then MSIZE stored after them, then RETURN(0, 0x3040)
+  const code = mstoreWordAt(1008) + mstoreWordAt(8176) + mstoreWordAt(12288) + `5961${hex(0x3020, 2)}52` + `61${hex(0x3040, 2)}6000f3`
+  const evm = await createEVM()
+  const sizes = []
+  evm.events.on('step', (step) => sizes.push([step.opcode.name, step.memory.length, Number(step.memoryWordCount) * 32]))
+  const result = await evm.runCode({ code: Uint8Array.from(Buffer.from(code, 'hex')), gasLimit: 1_000_000n })
+  assert.equal(result.exceptionError, undefined)
+  const expected = new Uint8Array(0x3040)
+  for (const at of [1008, 8176, 12288]) expected.set(word, at)
+  expected.set(setLengthLeft(bigIntToBytes(12320n), 32), 0x3020)
+  assert.equal(bytesToHex(result.returnValue), bytesToHex(expected))
+  // the step event's memory is cut as the original 8 KiB-step buffer cut it
+  for (const [name, length, declared] of sizes) assert.equal(length, Math.min(declared, Math.max(8192, Math.ceil(declared / 8192) * 8192)), name)
+  assert.deepEqual(sizes.at(-1), ['RETURN', 0x3040, 0x3040])
+})
