@@ -3,6 +3,7 @@
 import { bytesToHex } from '@ethereumjs/util'
 import type { StoredLog } from './receipts.js'
 import type { BlockRecord, ChainView } from './view.js'
+import { trustedHexToBytes } from '../util/hex-bytes.js'
 
 export interface LogCriteria {
   /** lowercase 0x addresses; empty = any */
@@ -41,8 +42,6 @@ function isEmptyBloom(bloom: Uint8Array): boolean {
   return true
 }
 
-const hexToBytesFast = (hex: string): Uint8Array => Buffer.from(hex.slice(2), 'hex')
-
 export class LogMatcher {
   private readonly addressBits: BloomBits[]
   private readonly topicBits: Array<BloomBits[] | null>
@@ -53,8 +52,8 @@ export class LogMatcher {
     readonly criteria: LogCriteria,
     keccak: (b: Uint8Array) => Uint8Array,
   ) {
-    this.addressBits = criteria.addresses.map((a) => bloomBits(hexToBytesFast(a), keccak))
-    this.topicBits = criteria.topics.map((alts) => (alts === null ? null : alts.map((t) => bloomBits(hexToBytesFast(t), keccak))))
+    this.addressBits = criteria.addresses.map((a) => bloomBits(trustedHexToBytes(a), keccak))
+    this.topicBits = criteria.topics.map((alts) => (alts === null ? null : alts.map((t) => bloomBits(trustedHexToBytes(t), keccak))))
     this.addressSet = criteria.addresses.length === 0 ? null : new Set(criteria.addresses)
     this.topicSets = criteria.topics.map((alts) => (alts === null ? null : new Set(alts)))
   }
@@ -106,14 +105,14 @@ async function candidateBlocks(view: ChainView, criteria: LogCriteria, from: big
   }
   if (criteria.addresses.length > 0) {
     const union = new Set<bigint>()
-    for (const a of criteria.addresses) for (const n of await view.indexedBlocks('address', hexToBytesFast(a), from, to)) union.add(n)
+    for (const a of criteria.addresses) for (const n of await view.indexedBlocks('address', trustedHexToBytes(a), from, to)) union.add(n)
     intersect(union)
   }
   for (const alternatives of criteria.topics) {
     if (alternatives === null || alternatives.length === 0) continue
     if (result !== undefined && result.size === 0) break
     const union = new Set<bigint>()
-    for (const t of alternatives) for (const n of await view.indexedBlocks('topic', hexToBytesFast(t), from, to)) union.add(n)
+    for (const t of alternatives) for (const n of await view.indexedBlocks('topic', trustedHexToBytes(t), from, to)) union.add(n)
     intersect(union)
   }
   if (result === undefined) return undefined

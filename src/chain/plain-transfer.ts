@@ -13,6 +13,7 @@ import { Capability } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Account, Address, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
+import { trustedHexToBytes } from '../util/hex-bytes.js'
 
 /** Forks whose rules change what a transfer does (binary trees, block access lists, state gas). */
 const EIPS_BEYOND_PLAIN = [7864, 7928, 8037]
@@ -37,7 +38,7 @@ export async function applyPlainTransfer(
   if (tx.supports(Capability.EIP2930AccessLists) && (tx as { accessList: unknown[] }).accessList.length !== 0) return undefined
   // a call to a precompile runs it (and costs its gas); an EVM that cannot tell is not trusted here
   if (vm.evm.getPrecompile === undefined || vm.evm.getPrecompile(to) !== undefined) return undefined
-  const sender = new Address(Buffer.from(senderHex.slice(2), 'hex'))
+  const sender = new Address(trustedHexToBytes(senderHex))
   const coinbase = header.coinbase
   // one account playing two roles: leave the bookkeeping to runTx
   if (to.equals(sender) || to.equals(coinbase) || sender.equals(coinbase)) return undefined

@@ -34,6 +34,7 @@ import { StateDiffRecorder } from './state-diff.js'
 import { BulkFlushStateManager } from './store/bulk-flush-sm.js'
 import { TxPool } from './txpool.js'
 import type { AccountReader } from './txpool.js'
+import { trustedHexToBytes } from '../util/hex-bytes.js'
 import { RLP } from '@ethereumjs/rlp'
 
 export interface ProducerEvents {
@@ -77,10 +78,10 @@ class HeadAccountReader implements AccountReader {
     await this.sm.setStateRoot(root, true)
   }
   async getNonce(address: string): Promise<bigint> {
-    return (await this.sm.getAccount(new Address(hexToBytes(address as `0x${string}`))))?.nonce ?? 0n
+    return (await this.sm.getAccount(new Address(trustedHexToBytes(address))))?.nonce ?? 0n
   }
   async getBalance(address: string): Promise<bigint> {
-    return (await this.sm.getAccount(new Address(hexToBytes(address as `0x${string}`))))?.balance ?? 0n
+    return (await this.sm.getAccount(new Address(trustedHexToBytes(address))))?.balance ?? 0n
   }
 }
 
@@ -337,9 +338,9 @@ export class Producer {
     const ptx = fromWire(wire, this.common)
     const result = await this.pool.add(ptx, this.reader, this.nextBaseFee())
     // journal it so that a crash or restart does not lose a transaction whose hash we returned
-    const ops: LevelOp[] = [{ type: 'put', key: Keys.pooledTx(hexToBytes(ptx.hash as `0x${string}`)), value: encodeWire(toWire(ptx)) }]
+    const ops: LevelOp[] = [{ type: 'put', key: Keys.pooledTx(trustedHexToBytes(ptx.hash)), value: encodeWire(toWire(ptx)) }]
     for (const gone of [...(result.replaced ? [result.replaced] : []), ...result.removed]) {
-      ops.push({ type: 'del', key: Keys.pooledTx(hexToBytes(gone.hash as `0x${string}`)) })
+      ops.push({ type: 'del', key: Keys.pooledTx(trustedHexToBytes(gone.hash)) })
     }
     await this.journal.write(ops)
     this.events.onPendingTx([ptx.hash])
@@ -424,7 +425,7 @@ export class Producer {
     const headerRlp = header.serialize()
     const bodyRlp = encodeBody(
       built.encodedTxs,
-      included.map((p) => hexToBytes(p.sender as `0x${string}`)),
+      included.map((p) => trustedHexToBytes(p.sender)),
     )
     const receiptsRlp = encodeReceipts(receipts)
     const ops: LevelOp[] = await this.trieOps(number)
@@ -438,13 +439,13 @@ export class Producer {
     )
     const txHashes: string[] = []
     for (let i = 0; i < included.length; i++) {
-      const txHash = hexToBytes(included[i].hash as `0x${string}`)
+      const txHash = trustedHexToBytes(included[i].hash)
       txHashes.push(included[i].hash)
       ops.push({ type: 'put', key: Keys.txLookup(txHash), value: encodeTxLookup(number, i) })
       ops.push({ type: 'del', key: Keys.pooledTx(txHash) })
     }
     pushLogIndex(ops, number, receipts)
-    for (const ptx of invalid) ops.push({ type: 'del', key: Keys.pooledTx(hexToBytes(ptx.hash as `0x${string}`)) })
+    for (const ptx of invalid) ops.push({ type: 'del', key: Keys.pooledTx(trustedHexToBytes(ptx.hash)) })
     ops.push({ type: 'put', key: Keys.meta('head'), value: encodeHead(number, hash) })
     // pool journal writes of transactions in this block must land before their deletion below
     await this.journal.flush()
@@ -466,7 +467,7 @@ export class Producer {
     await this.reader.setRoot(header.stateRoot)
     const evicted = await this.pool.onBlock(included, invalid, this.reader, header.calcNextBaseFee())
     if (evicted.length > 0) {
-      await this.level.batch(evicted.map((p) => ({ type: 'del' as const, key: Keys.pooledTx(hexToBytes(p.hash as `0x${string}`)) })))
+      await this.level.batch(evicted.map((p) => ({ type: 'del' as const, key: Keys.pooledTx(trustedHexToBytes(p.hash)) })))
     }
     const stats = { buildMs, commitMs: performance.now() - commitStartedAt, writeMs, droppedTxs: invalid.length, plainTransfers: built.plainTransfers }
     this.events.onBlock({ kind: 'block', head: headInfo(header), headerRlp, bodyRlp, receiptsRlp, txHashes, stats, stateDiff })
@@ -503,7 +504,7 @@ function pushLogIndex(ops: LevelOp[], number: bigint, receipts: readonly Receipt
 }
 
 export function encodeWire(wire: TxWire): Uint8Array {
-  return RLP.encode([wire.raw, hexToBytes(wire.sender as `0x${string}`), wire.senderPubKey, BigInt(wire.arrivedAt)])
+  return RLP.encode([wire.raw, trustedHexToBytes(wire.sender), wire.senderPubKey, BigInt(wire.arrivedAt)])
 }
 
 export function decodeWire(bytes: Uint8Array): TxWire {

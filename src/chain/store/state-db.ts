@@ -6,17 +6,18 @@
 //  - a reader's, which refuses every write: a call must never reach the database.
 
 import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util'
-import { bytesToUnprefixedHex, hexToBytes } from '@ethereumjs/util'
+import { bytesToUnprefixedHex } from '@ethereumjs/util'
 import type { AbstractBatchOperation } from 'abstract-level'
 import type { ChainLevel } from './level.js'
 import { Prefix } from './schema.js'
 import { LruMap } from '../../util/lru.js'
+import { trustedHexToBytes } from '../../util/hex-bytes.js'
 
 type TrieOp = BatchDBOp<string, Uint8Array>
 export type LevelOp = AbstractBatchOperation<ChainLevel, Uint8Array, Uint8Array>
 
 export function trieKey(hexKey: string): Uint8Array {
-  const raw = hexToBytes(`0x${hexKey}`)
+  const raw = trustedHexToBytes(hexKey)
   const key = new Uint8Array(raw.length + 1)
   key[0] = Prefix.trie
   key.set(raw, 1)
@@ -150,7 +151,7 @@ export class WritableTrieDB extends LevelTrieDBBase {
     const out: CapturedTrieWrites = { ops: [], written: [], superseded: [] }
     if (this.captured === undefined) return out
     for (const [key, value] of this.captured) {
-      const raw = hexToBytes(`0x${key}`)
+      const raw = trustedHexToBytes(key)
       if (value === undefined) {
         out.superseded.push(raw)
       } else {
