@@ -229,6 +229,9 @@ export function formatLog(log: LogRecord, ctx: LogContext): Json {
 }
 
 /** The 2048-bit bloom of a receipt's logs (addresses and topics). */
+/** The bloom of a receipt without logs (most transfers), as one flat string. */
+const EMPTY_BLOOM_HEX = `0x${'00'.repeat(256)}`
+
 export function receiptBloom(logs: readonly LogRecord[], common?: TypedTransaction['common']): Uint8Array {
   const bloom = new Bloom(undefined, common)
   for (const [address, topics] of logs) {
@@ -290,7 +293,8 @@ export function formatReceipt(args: ReceiptArgs): Json {
   out.from = args.sender
   out.gasUsed = quantity(args.gasUsed)
   out.logs = logs
-  out.logsBloom = bytesToHex(args.logsBloom ?? receiptBloom(receipt.logs, tx.common))
+  out.logsBloom =
+    args.logsBloom === undefined && receipt.logs.length === 0 ? EMPTY_BLOOM_HEX : bytesToHex(args.logsBloom ?? receiptBloom(receipt.logs, tx.common))
   out.status = quantity(receipt.status)
   out.to = tx.to === undefined ? null : addressHex(tx.to)
   out.transactionHash = transactionHash
