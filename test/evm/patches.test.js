@@ -92,3 +92,17 @@ test('EVM memory grows past its first buffer (1 KiB, 8 KiB, 12 KiB) and reads ba
   for (const [name, length, declared] of sizes) assert.equal(length, Math.min(declared, Math.max(8192, Math.ceil(declared / 8192) * 8192)), name)
   assert.deepEqual(sizes.at(-1), ['RETURN', 0x3040, 0x3040])
 })
+
+test('bytesToHex / bytesToUnprefixedHex answer as noble does, for every length, views and Buffers', async () => {
+  const { bytesToUnprefixedHex } = await import('@ethereumjs/util')
+  const noble = (b) => Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex')
+  for (let n = 0; n <= 3000; n += n < 80 ? 1 : 53) {
+    const backing = Uint8Array.from({ length: n + 5 }, (_, i) => (i * 131 + n * 7) & 0xff)
+    const view = backing.subarray(5)
+    assert.equal(bytesToUnprefixedHex(view), noble(view), `length ${n}`)
+    assert.equal(bytesToHex(view), `0x${noble(view)}`, `length ${n}, prefixed`)
+    assert.equal(bytesToHex(Buffer.from(view)), `0x${noble(view)}`, `length ${n}, Buffer`)
+  }
+  assert.throws(() => bytesToHex('0x01'), /expected Uint8Array/)
+  assert.throws(() => bytesToUnprefixedHex([1, 2, 3]), /expected Uint8Array/)
+})
