@@ -40,6 +40,8 @@ export interface BuiltBlock {
 }
 
 const BLOCK_TX_OVERHEAD_GAS = 21_000n
+/** The logs bloom of a receipt without logs; only ever read (encoded into the receipt). */
+const EMPTY_BLOOM = new Uint8Array(256)
 const YIELD_EVERY_TXS = 32
 
 export async function buildBlock(vm: VM, common: Common, input: BuildInput): Promise<BuiltBlock> {
@@ -91,7 +93,7 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
       if (plainGas !== undefined) {
         gasUsed += plainGas
         receipts.push({ status: 1, cumulativeGasUsed: gasUsed, logs: [] })
-        blooms.push(new Uint8Array(256))
+        blooms.push(EMPTY_BLOOM)
         included.push(ptx)
         plainCount++
         continue
