@@ -28,6 +28,13 @@ export interface ExecBatch {
   progress: SharedArrayBuffer
 }
 
+/** What a worker answers for one piscina task. */
+export interface ExecBatchResult {
+  results: ExecResult[]
+  /** trie nodes the worker fetched from LevelDB while running the batch (misses of its caches) */
+  trieNodeReads: number
+}
+
 interface Running {
   items: Pending[]
   progress: CallProgress
@@ -73,6 +80,8 @@ export interface ExecPoolStats {
   piscinaTasks: number
   calls: number
   timeouts: number
+  /** trie nodes the workers fetched from LevelDB: stays flat while calls at the head are warm */
+  trieNodeReads: number
 }
 
 /** Told how work moves through the pool (metrics); durations in milliseconds. */
@@ -107,7 +116,7 @@ export const executionTimedOut = (ms: number): RpcError => serverError(`executio
 
 export class ExecPool implements Executor {
   private readonly stateDiffs: BroadcastChannel
-  private readonly piscina: Piscina<ExecBatch, ExecResult[]>
+  private readonly piscina: Piscina<ExecBatch, ExecBatchResult>
   readonly workers: number
   private readonly maxQueue: number
   private readonly maxBatch: number
@@ -121,6 +130,7 @@ export class ExecPool implements Executor {
   private piscinaTasks = 0
   private calls = 0
   private timeouts = 0
+  private trieNodeReads = 0
   observer: ExecPoolObserver | undefined
 
   constructor(init: ExecPoolInit, opts: ExecPoolOptions = {}) {
@@ -136,6 +146,10 @@ export class ExecPool implements Executor {
       minThreads: this.workers,
       maxThreads: this.workers,
       idleTimeout: 60_000,
+      // piscina's default ('sync') parks an idle worker in Atomics.wait and runs a task without turning
+      // its event loop, so the state diffs broadcast after each block were never delivered to a worker
+      // and every call at a new head walked the trie again
+      atomics: 'disabled',
       resourceLimits: WORKER_HEAP_LIMITS,
       workerData: { ...init, stateDiffChannel: channelName },
     })
@@ -149,6 +163,7 @@ export class ExecPool implements Executor {
       piscinaTasks: this.piscinaTasks,
       calls: this.calls,
       timeouts: this.timeouts,
+      trieNodeReads: this.trieNodeReads,
     }
   }
 
@@ -209,7 +224,8 @@ export class ExecPool implements Executor {
     this.piscina
       .run({ tasks: items.map((i) => i.task), progress: running.progress.buffer }, { signal: running.abort.signal })
       .then(
-        (results) => {
+        ({ results, trieNodeReads }) => {
+          this.trieNodeReads += trieNodeReads
           for (let i = 0; i < items.length; i++) items[i].resolve(results[i])
         },
         (err: unknown) => {

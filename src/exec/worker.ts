@@ -17,7 +17,7 @@ import { decodeHead, Keys } from '../chain/store/schema.js'
 import { ExecEngine } from './engine.js'
 import { execBlockOf } from './exec-block.js'
 import type { ExecResult } from './types.js'
-import type { ExecBatch, ExecPoolInit } from './pool.js'
+import type { ExecBatch, ExecBatchResult, ExecPoolInit } from './pool.js'
 import { CallProgress } from './progress.js'
 
 async function createEngine(): Promise<ExecEngine> {
@@ -62,12 +62,13 @@ diffs.unref()
  * Before each call the worker marks in `progress` which call is running and since when, so the pool's
  * watchdog can time each call from its own start and knows which one ran away.
  */
-export default async function run(batch: ExecBatch): Promise<ExecResult[]> {
+export default async function run(batch: ExecBatch): Promise<ExecBatchResult> {
   const progress = new CallProgress(batch.progress)
+  const readsBefore = engine.trieNodeReads
   const results: ExecResult[] = []
   for (let i = 0; i < batch.tasks.length; i++) {
     progress.start(i)
     results.push(await engine.run(batch.tasks[i]))
   }
-  return results
+  return { results, trieNodeReads: engine.trieNodeReads - readsBefore }
 }

@@ -5,7 +5,7 @@ import type { CollectableGauge, MetricsRegistry } from './registry.js'
 import type { ExecPoolObserver, ExecPoolStats } from '../exec/pool.js'
 
 /** What the metrics read from the pool. */
-export type CallPoolStats = Pick<ExecPoolStats, 'workers' | 'queued' | 'running' | 'calls' | 'timeouts'>
+export type CallPoolStats = Pick<ExecPoolStats, 'workers' | 'queued' | 'running' | 'calls' | 'timeouts' | 'trieNodeReads'>
 
 const SECONDS_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
@@ -54,6 +54,11 @@ export class CallPoolMetrics implements ExecPoolObserver {
       name: 'keel_call_pool_timeouts_total',
       help: 'Call pool tasks stopped by the EVM timeout (--rpc-evm-timeout)',
       read: () => stats().timeouts,
+    })
+    this.register.externalCounter({
+      name: 'keel_call_trie_node_reads_total',
+      help: 'Trie nodes the call pool workers read from LevelDB (cache misses); stays flat while calls at the head are warm',
+      read: () => stats().trieNodeReads,
     })
   }
 
