@@ -15,11 +15,19 @@ import { decodeReceipts } from './receipts.js'
 import type { ReceiptRecord } from './receipts.js'
 import type { ChainLevel } from './store/level.js'
 import { decodeNumber, decodeTxLookup, Keys } from './store/schema.js'
-import { LruMap } from '../util/lru.js'
+import { WeightedLruMap } from '../util/weighted-lru.js'
 import { RecentTxIndex } from './recent-txs.js'
 
 /** Transactions whose block and index are kept in memory (about 4 MiB; ~50 full blocks of transfers). */
 const RECENT_TXS = 32_768
+
+/**
+ * Blocks kept in memory are weighed by their transactions (each may carry its decoded object, receipt
+ * and JSON, a few KiB) plus a share for the header: ~16k transactions, or 2,048 empty blocks. Bounded by
+ * count alone (512 blocks) the cache grew with block size: 512 blocks of 2,000 transfers is gigabytes.
+ */
+const BLOCK_CACHE_WEIGHT = 16_384
+const blockWeight = (block: BlockRecord): number => 8 + block.txHashes.length
 
 export interface BlockRecord {
   number: bigint
@@ -77,7 +85,7 @@ class LoadedBlock implements BlockRecord {
 export class ChainView {
   private headInfo: HeadInfo
   private headBlock: BlockRecord | undefined
-  private readonly cache = new LruMap<bigint, BlockRecord>(512)
+  private readonly cache = new WeightedLruMap<bigint, BlockRecord>(BLOCK_CACHE_WEIGHT, blockWeight)
   private readonly recentTxs = new RecentTxIndex(RECENT_TXS)
   private readonly headListeners: Array<(block: BlockRecord) => void> = []
 
