@@ -1,6 +1,7 @@
 // Call pool metrics. Sizes and totals are read from the pool at scrape time (ExecPool.stats); the
 // per-call queue wait and per-task run time come from the pool's observer hook.
 
+import type { HistogramChild } from './family.js'
 import type { CollectableGauge, MetricsRegistry } from './registry.js'
 import type { ExecPoolObserver, ExecPoolStats } from '../exec/pool.js'
 
@@ -13,8 +14,9 @@ export class CallPoolMetrics implements ExecPoolObserver {
   readonly queueLength: CollectableGauge
   readonly busyWorkers: CollectableGauge
   readonly workers: CollectableGauge
-  readonly waitTime
-  readonly runTime
+  /** observed once per call: a hot-path family, not prom-client's (which hashes labels per observe) */
+  readonly waitTime: HistogramChild
+  readonly runTime: HistogramChild
   readonly queueFull
   private bound = false
 
@@ -22,16 +24,20 @@ export class CallPoolMetrics implements ExecPoolObserver {
     this.queueLength = register.gauge({ name: 'keel_call_pool_queue_length', help: 'Calls waiting for a call pool worker' })
     this.busyWorkers = register.gauge({ name: 'keel_call_pool_busy_workers', help: 'Call pool workers running a task' })
     this.workers = register.gauge({ name: 'keel_call_pool_workers', help: 'Call pool worker threads' })
-    this.waitTime = register.histogram({
-      name: 'keel_call_pool_wait_seconds',
-      help: 'Time a call waited in the call pool queue before a worker took it',
-      buckets: SECONDS_BUCKETS,
-    })
-    this.runTime = register.histogram({
-      name: 'keel_call_pool_run_seconds',
-      help: 'Time a call pool task (one or more calls) ran on a worker',
-      buckets: SECONDS_BUCKETS,
-    })
+    this.waitTime = register
+      .histogramFamily({
+        name: 'keel_call_pool_wait_seconds',
+        help: 'Time a call waited in the call pool queue before a worker took it',
+        buckets: SECONDS_BUCKETS,
+      })
+      .child({})
+    this.runTime = register
+      .histogramFamily({
+        name: 'keel_call_pool_run_seconds',
+        help: 'Time a call pool task (one or more calls) ran on a worker',
+        buckets: SECONDS_BUCKETS,
+      })
+      .child({})
     this.queueFull = register.counter({
       name: 'keel_call_pool_queue_full_total',
       help: 'Calls refused because the call pool queue was full',
