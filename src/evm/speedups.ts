@@ -10,6 +10,7 @@ import { cacheJumpDestinations } from './jumpdest-cache.js'
 /** The files patches/ changes, each with a line only the patched version has. */
 export const PATCHED_FILES: ReadonlyArray<{ pkg: string; file: string; marker: string }> = [
   { pkg: '@ethereumjs/evm', file: 'evm.js', marker: 'function frameMessage(' },
+  { pkg: '@ethereumjs/evm', file: 'evm.js', marker: 'this.keelSkipZeroValueTouch === true' },
   { pkg: '@ethereumjs/evm', file: 'interpreter.js', marker: 'async _runStepAsync(' },
   { pkg: '@ethereumjs/evm', file: 'memory.js', marker: 'const INITIAL_SIZE = 1024' },
   { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'padded.set(msg, right ? 0 : length - msg.length)' },

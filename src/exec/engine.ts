@@ -133,6 +133,9 @@ export class ExecEngine {
     const level = this.level
     const blockchain = blockHashSource((n) => level.get(Keys.canonicalHash(n)))
     const vm = await createVM({ common: this.common.copy(), stateManager: sm, blockchain })
+    // zero-value frames skip the unchanged account writes (patched evm.js): only for calls, whose state is
+    // thrown away; the producer keeps the stock path, where the touch matters to EIP-161's cleanup
+    ;(vm.evm as typeof vm.evm & { keelSkipZeroValueTouch?: boolean }).keelSkipZeroValueTouch = true
     shareCommon(vm.common)
     session = { sm, vm }
     this.sessions.set(root, session)
