@@ -64,6 +64,8 @@ type Outcome =
 
 export class ExecEngine {
   private readonly blocks = new Map<string, Block>()
+  /** the block whose fork each session common was last set to (setHardforkBy walks every fork) */
+  private readonly hardforkSetFor = new WeakMap<Common, Block>()
   private readonly sessions = new Map<string, Session>()
   private queue: Promise<unknown> = Promise.resolve()
   private readonly reader: StateReader
@@ -170,12 +172,16 @@ export class ExecEngine {
         block = this.makeBlock(common, task, paysFee)
         this.blocks.set(key, block)
         if (this.blocks.size > 16) this.blocks.delete(this.blocks.keys().next().value as string)
-      } else {
+      } else if (this.hardforkSetFor.get(common) !== block) {
+        // ~4% of a call when done every time; the common only moves when a call names another block
         common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp })
       }
+      this.hardforkSetFor.set(common, block)
       return block
     }
-    return this.makeBlock(common, task, paysFee)
+    const block = this.makeBlock(common, task, paysFee)
+    this.hardforkSetFor.set(common, block)
+    return block
   }
 
   private makeBlock(common: Common, task: ExecTask, paysFee: boolean): Block {

@@ -221,8 +221,11 @@ export class ExecPool implements Executor {
     const observer = this.observer
     if (observer !== undefined) for (const item of items) observer.onCallStarted(startedAt - item.queuedAt)
     this.armWatchdog()
+    // pushed, not mapped: map() makes a holey array, which structured clone writes and reads as sparse
+    const tasks: ExecTask[] = []
+    for (const item of items) tasks.push(item.task)
     this.piscina
-      .run({ tasks: items.map((i) => i.task), progress: running.progress.buffer }, { signal: running.abort.signal })
+      .run({ tasks, progress: running.progress.buffer }, { signal: running.abort.signal })
       .then(
         ({ results, trieNodeReads }) => {
           this.trieNodeReads += trieNodeReads
