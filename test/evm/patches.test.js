@@ -106,3 +106,41 @@ test('bytesToHex / bytesToUnprefixedHex answer as noble does, for every length, 
   assert.throws(() => bytesToHex('0x01'), /expected Uint8Array/)
   assert.throws(() => bytesToUnprefixedHex([1, 2, 3]), /expected Uint8Array/)
 })
+
+test('STOP and RETURN end the frame (by flag, not a thrown STOP): nothing after them runs, with and without step listeners', async () => {
+  const { createEVM } = await import('@ethereumjs/evm')
+  const { Common, Hardfork, Mainnet } = await import('@ethereumjs/common')
+  const { Account, Address, hexToBytes } = await import('@ethereumjs/util')
+  const code = (hex) => hexToBytes(`0x${hex}`)
+  const callee = new Address(hexToBytes('0x00000000000000000000000000000000000c0de0'))
+  const self = new Address(hexToBytes('0x00000000000000000000000000000000000c0de1'))
+  // SSTORE(0, 1); STOP; SSTORE(0, 2)
+  const stopMidway = '600160005500600260005500'
+  // MSTORE(0, 0x2a); RETURN(0, 32); INVALID
+  const returnThenInvalid = '602a60005260206000f3fe'
+  // CALL(callee) with 32 bytes of output at 0; SSTORE(1, MLOAD(0)); RETURN(0, 32); SSTORE(1, 7)
+  const caller = `6020600060006000600073${callee.toString().slice(2)}61fffff160005160015560206000f3600760015500`
+  for (const listen of [false, true]) {
+    const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Osaka }) })
+    let steps = 0
+    if (listen) evm.events.on('step', () => steps++)
+    await evm.stateManager.putAccount(callee, new Account())
+    await evm.stateManager.putCode(callee, code(returnThenInvalid))
+    for (const [program, expectReturn, slot, value] of [
+      [stopMidway, '0x', 0n, 1n],
+      [returnThenInvalid, `0x${'2a'.padStart(64, '0')}`, undefined, undefined],
+      [caller, `0x${'2a'.padStart(64, '0')}`, 1n, 0x2an],
+    ]) {
+      await evm.stateManager.putAccount(self, new Account())
+      await evm.stateManager.putCode(self, code(program))
+      const r = await evm.runCall({ to: self, gasLimit: 200_000n, skipBalance: true })
+      assert.equal(r.execResult.exceptionError, undefined, program)
+      assert.equal(bytesToHex(r.execResult.returnValue), expectReturn, program)
+      if (slot !== undefined) {
+        const stored = await evm.stateManager.getStorage(self, setLengthLeft(bigIntToBytes(slot), 32))
+        assert.equal(BigInt(bytesToHex(stored)), value, `${program}: slot ${slot}`)
+      }
+    }
+    if (listen) assert.ok(steps > 0)
+  }
+})
