@@ -144,3 +144,19 @@ test('STOP and RETURN end the frame (by flag, not a thrown STOP): nothing after 
     if (listen) assert.ok(steps > 0)
   }
 })
+
+test('bytesToBigInt (words and addresses without a hex round trip) answers as parsing the hex does', async () => {
+  const { bytesToBigInt } = await import('@ethereumjs/util')
+  const { randomBytes } = await import('node:crypto')
+  for (let k = 0; k < 4000; k++) {
+    const n = k % 41
+    const offset = k % 7
+    const backing = randomBytes(n + offset + 3)
+    if (k % 11 === 0) backing.fill(0xff)
+    if (k % 13 === 0) backing.fill(0)
+    const bytes = new Uint8Array(backing.buffer, backing.byteOffset + offset, n)
+    const hex = Buffer.from(bytes).toString('hex')
+    assert.equal(bytesToBigInt(bytes), BigInt(`0x${hex || '0'}`), `${n} bytes ${hex}`)
+    assert.equal(bytesToBigInt(bytes, true), BigInt(`0x${Buffer.from(bytes).reverse().toString('hex') || '0'}`), `${n} bytes little-endian`)
+  }
+})
