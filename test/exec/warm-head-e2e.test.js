@@ -62,3 +62,26 @@ test('calls at a new head read no trie node after a block that changed the contr
   assert.deepEqual(afterBlock.filter((_, i) => i !== 3), before.filter((_, i) => i !== 3))
   assert.equal((await trieNodeReads()) - readsBefore, 0, 'calls at the new head walked the trie: the block\'s state diff did not reach the worker')
 })
+
+test('calls at the head see what the last blocks changed: balances after plain transfers, storage after token transfers', async () => {
+  const to = await token.getAddress()
+  const sender = new Wallet(DEV_KEYS[1], provider)
+  const recipient = Wallet.createRandom().address
+  // BALANCE(CALLDATALOAD(0)) returned as a word, run from a state override
+  const probe = '0x000000000000000000000000000000000000ba1a'
+  const balanceOfCode = '0x6000353160005260206000f3'
+  const callBalance = async (who) =>
+    BigInt(await rpcResult(node.url, 'eth_call', [{ to: probe, data: `0x${who.slice(2).padStart(64, '0')}` }, 'latest', { [probe]: { code: balanceOfCode } }]))
+  for (let round = 1; round <= 3; round++) {
+    await (await sender.sendTransaction({ to: recipient, value: 1000n * BigInt(round) })).wait()
+    await (await token.transfer(holders[round], 1n)).wait()
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    for (const who of [recipient, sender.address]) {
+      assert.equal(await callBalance(who), BigInt(await rpcResult(node.url, 'eth_getBalance', [who, 'latest'])), `round ${round}: balance of ${who}`)
+    }
+    const held = BigInt(await rpcResult(node.url, 'eth_call', [{ to, data: iface.encodeFunctionData('balanceOf', [holders[round]]) }, 'latest']))
+    // 100 + i at the start, 5 more for holder 3 in the test before, 1 more now
+    assert.equal(held, 100n + BigInt(round) + (round === 3 ? 5n : 0n) + 1n, `round ${round}: token balance`)
+  }
+  assert.equal(await callBalance(recipient), 6000n)
+})
