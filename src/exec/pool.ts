@@ -20,6 +20,8 @@ import type { GethGenesis } from '../evm/common.js'
 import { limitExceeded, serverError } from '../rpc/errors.js'
 import type { RpcError } from '../rpc/errors.js'
 import { CallProgress } from './progress.js'
+import { fromWire } from './result-wire.js'
+import type { WireResult } from './result-wire.js'
 import type { ExecLimits, ExecResult, ExecTask } from './types.js'
 
 /** What one piscina task carries. */
@@ -30,7 +32,7 @@ export interface ExecBatch {
 
 /** What a worker answers for one piscina task. */
 export interface ExecBatchResult {
-  results: ExecResult[]
+  results: WireResult[]
   /** trie nodes the worker fetched from LevelDB while running the batch (misses of its caches) */
   trieNodeReads: number
 }
@@ -229,7 +231,7 @@ export class ExecPool implements Executor {
       .then(
         ({ results, trieNodeReads }) => {
           this.trieNodeReads += trieNodeReads
-          for (let i = 0; i < items.length; i++) items[i].resolve(results[i])
+          for (let i = 0; i < items.length; i++) items[i].resolve(fromWire(results[i]))
         },
         (err: unknown) => {
           if (running.runaway < 0 || this.closed) {

@@ -16,9 +16,10 @@ import type { ChainLevel } from '../chain/store/level.js'
 import { decodeHead, Keys } from '../chain/store/schema.js'
 import { ExecEngine } from './engine.js'
 import { execBlockOf } from './exec-block.js'
-import type { ExecResult } from './types.js'
 import type { ExecBatch, ExecBatchResult, ExecPoolInit } from './pool.js'
 import { CallProgress } from './progress.js'
+import { toWire } from './result-wire.js'
+import type { WireResult } from './result-wire.js'
 
 async function createEngine(): Promise<ExecEngine> {
   const init = workerData as ExecPoolInit
@@ -65,10 +66,10 @@ diffs.unref()
 export default async function run(batch: ExecBatch): Promise<ExecBatchResult> {
   const progress = new CallProgress(batch.progress)
   const readsBefore = engine.trieNodeReads
-  const results: ExecResult[] = []
+  const results: WireResult[] = []
   for (let i = 0; i < batch.tasks.length; i++) {
     progress.start(i)
-    results.push(await engine.run(batch.tasks[i]))
+    results.push(toWire(await engine.run(batch.tasks[i])))
   }
   return { results, trieNodeReads: engine.trieNodeReads - readsBefore }
 }
