@@ -20,6 +20,7 @@ import type { GethGenesis } from '../evm/common.js'
 import { limitExceeded, serverError } from '../rpc/errors.js'
 import type { RpcError } from '../rpc/errors.js'
 import { CallProgress } from './progress.js'
+import { TaskAbort } from './task-abort.js'
 import { fromWire } from './result-wire.js'
 import type { WireResult } from './result-wire.js'
 import type { ExecLimits, ExecResult, ExecTask } from './types.js'
@@ -40,7 +41,7 @@ export interface ExecBatchResult {
 interface Running {
   items: Pending[]
   progress: CallProgress
-  abort: AbortController
+  abort: TaskAbort
   /** the index of the call that ran past the limit, once the watchdog fired */
   runaway: number
 }
@@ -133,6 +134,7 @@ export class ExecPool implements Executor {
   private calls = 0
   private timeouts = 0
   private trieNodeReads = 0
+  private readonly spareProgress: CallProgress[] = []
   observer: ExecPoolObserver | undefined
 
   constructor(init: ExecPoolInit, opts: ExecPoolOptions = {}) {
@@ -215,7 +217,10 @@ export class ExecPool implements Executor {
   }
 
   private dispatch(items: Pending[]): void {
-    const running: Running = { items, progress: new CallProgress(), abort: new AbortController(), runaway: -1 }
+    // progress buffers are reused: a SharedArrayBuffer per task showed in the main thread's profile
+    const progress = this.spareProgress.pop() ?? new CallProgress()
+    progress.reset()
+    const running: Running = { items, progress, abort: new TaskAbort(), runaway: -1 }
     this.runningTasks.add(running)
     this.piscinaTasks++
     this.calls += items.length
@@ -227,7 +232,7 @@ export class ExecPool implements Executor {
     const tasks: ExecTask[] = []
     for (const item of items) tasks.push(item.task)
     this.piscina
-      .run({ tasks, progress: running.progress.buffer }, { signal: running.abort.signal })
+      .run({ tasks, progress: running.progress.buffer }, { signal: running.abort })
       .then(
         ({ results, trieNodeReads }) => {
           this.trieNodeReads += trieNodeReads
@@ -248,6 +253,7 @@ export class ExecPool implements Executor {
       .finally(() => {
         observer?.onTaskFinished(items.length, performance.now() - startedAt)
         this.runningTasks.delete(running)
+        this.spareProgress.push(running.progress)
         this.pump()
       })
   }

@@ -13,6 +13,11 @@ export class CallProgress {
     this.startedAt = new Float64Array(buffer, 8, 1)
   }
 
+  /** Main side: before the buffer carries another task (no call picked up yet). */
+  reset(): void {
+    Atomics.store(this.index, INDEX, 0)
+  }
+
   /** Worker side: call `i` starts now. */
   start(i: number): void {
     this.startedAt[0] = Date.now()
