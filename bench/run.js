@@ -31,7 +31,7 @@ if (!args.has('--micro-only')) {
   try {
     const { runMacro } = await import('./macro/run.js')
     const { rows, failed: macroFailed } = await runMacro({ quick, only })
-    console.log('\nmacro: Keel vs anvil (one node at a time, same load generator)')
+    console.log('\nmacro: Keel vs anvil (side by side, each scenario on Keel then at once on anvil, same load generator)')
     console.table(rows)
     if (macroFailed) failed = true
   } catch (err) {

@@ -1,4 +1,6 @@
-// Keel vs anvil, one node at a time on the same machine, same load generator and scenarios.
+// Keel vs anvil on the same machine with the same load generator and scenarios. Both nodes run side by
+// side and each scenario runs on Keel and right after on anvil: the shared host's speed drifts over
+// minutes, so each ratio compares the same minute (the idle node meanwhile only seals empty blocks).
 
 import { existsSync } from 'node:fs'
 import { cpuMicros, peakRssMiB, startAnvil, startKeel } from './nodes.js'
@@ -44,37 +46,40 @@ function scenarios(quick) {
   ]
 }
 
-async function measure(node, quick, only, log) {
-  const ctx = await prepare(node, quick)
-  const out = {}
-  for (const [name, fn] of scenarios(quick)) {
-    if (only !== undefined && !only.toLowerCase().split('|').some((part) => name.toLowerCase().includes(part))) continue
-    const cpu0 = cpuMicros(node.pid)
-    let r
-    try {
-      r = await fn(node, ctx)
-    } catch (err) {
-      r = { value: NaN, unit: '', calls: 0, errors: 1, failure: err.message }
-    }
-    r.cpuPerCall = r.calls > 0 ? (cpuMicros(node.pid) - cpu0) / r.calls : NaN
-    out[name] = r
-    log(`  ${node.name} ${name}: ${r.value} ${r.unit}, ${r.errors} errors, ${r.cpuPerCall.toFixed(1)} µs CPU/call${r.failure ? ` (${r.failure})` : ''}`)
+async function measureOne(node, name, fn, ctx, log) {
+  const cpu0 = cpuMicros(node.pid)
+  let r
+  try {
+    r = await fn(node, ctx)
+  } catch (err) {
+    r = { value: NaN, unit: '', calls: 0, errors: 1, failure: err.message }
   }
-  out['peak RSS'] = { value: peakRssMiB(node.pid), unit: 'MiB', errors: 0 }
-  out['blocks'] = { value: Number(await rpc(node.url, 'eth_blockNumber')), unit: '', errors: 0 }
-  return out
+  r.cpuPerCall = r.calls > 0 ? (cpuMicros(node.pid) - cpu0) / r.calls : NaN
+  log(`  ${node.name} ${name}: ${r.value} ${r.unit}, ${r.errors} errors, ${r.cpuPerCall.toFixed(1)} µs CPU/call${r.failure ? ` (${r.failure})` : ''}`)
+  return r
 }
 
 export async function runMacro({ quick, only, log = console.log }) {
-  const results = {}
-  for (const start of [startKeel, startAnvil]) {
-    const node = await start()
-    log(`${node.name} on ${node.url} (pid ${node.pid})`)
-    try {
-      results[node.name] = await measure(node, quick, only, log)
-    } finally {
-      await node.stop()
+  const results = { keel: {}, anvil: {} }
+  const nodes = []
+  try {
+    for (const start of [startKeel, startAnvil]) {
+      const node = await start()
+      log(`${node.name} on ${node.url} (pid ${node.pid})`)
+      nodes.push(node)
     }
+    const contexts = []
+    for (const node of nodes) contexts.push(await prepare(node, quick))
+    for (const [name, fn] of scenarios(quick)) {
+      if (only !== undefined && !only.toLowerCase().split('|').some((part) => name.toLowerCase().includes(part))) continue
+      for (let i = 0; i < nodes.length; i++) results[nodes[i].name][name] = await measureOne(nodes[i], name, fn, contexts[i], log)
+    }
+    for (const node of nodes) {
+      results[node.name]['peak RSS'] = { value: peakRssMiB(node.pid), unit: 'MiB', errors: 0 }
+      results[node.name]['blocks'] = { value: Number(await rpc(node.url, 'eth_blockNumber')), unit: '', errors: 0 }
+    }
+  } finally {
+    for (const node of nodes.reverse()) await node.stop()
   }
   const rows = []
   for (const name of Object.keys(results.keel)) {
