@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test'
 import { ContractFactory, Interface, JsonRpcProvider, Wallet } from 'ethers'
 import { compile } from '../helpers/contracts.js'
 import { CHAIN_ID, DEV_KEYS, startNode } from '../helpers/node.js'
+import { scrape, value } from '../helpers/prom.js'
 import { rpc, rpcResult } from '../helpers/rpc.js'
 
 const { Token, Reverter } = compile()
@@ -28,12 +29,7 @@ after(async () => {
   await node?.stop()
 })
 
-async function poolCalls() {
-  const text = await (await fetch(node.metricsUrl)).text()
-  const value = Number(/^keel_call_pool_calls_total (\d+)/m.exec(text)?.[1])
-  assert.ok(Number.isInteger(value), 'keel_call_pool_calls_total is exported')
-  return value
-}
+const poolCalls = async () => value(await scrape(node.metricsUrl), 'keel_call_pool_calls_total')
 
 test('a repeated eth_call at latest is answered from the cache until the head moves', async () => {
   const holder = Wallet.createRandom().address

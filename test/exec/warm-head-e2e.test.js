@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test'
 import { ContractFactory, Interface, JsonRpcProvider, Wallet } from 'ethers'
 import { compile } from '../helpers/contracts.js'
 import { CHAIN_ID, DEV_KEYS, startNode } from '../helpers/node.js'
+import { scrape, value } from '../helpers/prom.js'
 import { rpcResult } from '../helpers/rpc.js'
 
 const { Token } = compile()
@@ -30,12 +31,7 @@ after(async () => {
   await node?.stop()
 })
 
-async function trieNodeReads() {
-  const text = await (await fetch(node.metricsUrl)).text()
-  const value = Number(/^keel_call_trie_node_reads_total (\d+)/m.exec(text)?.[1])
-  assert.ok(Number.isInteger(value), 'keel_call_trie_node_reads_total is exported')
-  return value
-}
+const trieNodeReads = async () => value(await scrape(node.metricsUrl), 'keel_call_trie_node_reads_total')
 
 async function balances() {
   const to = await token.getAddress()
