@@ -15,7 +15,7 @@ import { decodeReceipts } from './receipts.js'
 import type { ReceiptRecord } from './receipts.js'
 import type { ChainLevel } from './store/level.js'
 import { decodeNumber, decodeTxLookup, Keys } from './store/schema.js'
-import { WeightedLruMap } from '../util/weighted-lru.js'
+import { LruMap } from '../util/lru.js'
 import { RecentTxIndex } from './recent-txs.js'
 
 /** Transactions whose block and index are kept in memory (about 4 MiB; ~50 full blocks of transfers). */
@@ -85,7 +85,7 @@ class LoadedBlock implements BlockRecord {
 export class ChainView {
   private headInfo: HeadInfo
   private headBlock: BlockRecord | undefined
-  private readonly cache = new WeightedLruMap<bigint, BlockRecord>(BLOCK_CACHE_WEIGHT, blockWeight)
+  private readonly cache = new LruMap<bigint, BlockRecord>(BLOCK_CACHE_WEIGHT, blockWeight)
   private readonly recentTxs = new RecentTxIndex(RECENT_TXS)
   private readonly headListeners: Array<(block: BlockRecord) => void> = []
 
