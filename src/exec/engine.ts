@@ -172,11 +172,12 @@ export class ExecEngine {
         block = this.makeBlock(common, task, paysFee)
         this.blocks.set(key, block)
         if (this.blocks.size > 16) this.blocks.delete(this.blocks.keys().next().value as string)
+        this.hardforkSetFor.set(common, block)
       } else if (this.hardforkSetFor.get(common) !== block) {
         // ~4% of a call when done every time; the common only moves when a call names another block
         common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp })
+        this.hardforkSetFor.set(common, block)
       }
-      this.hardforkSetFor.set(common, block)
       return block
     }
     const block = this.makeBlock(common, task, paysFee)
