@@ -162,7 +162,7 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
   },
   callWorkers: {
     flag: 'call-workers', env: 'KEEL_CALL_WORKERS', group: 'Execution', type: 'int', metavar: 'N',
-    min: 0, max: 256, default: 0, defaultText: '0 (one per core)', help: 'threads running eth_call, eth_estimateGas and eth_createAccessList (0 = one per core)',
+    min: 0, max: 256, default: 0, defaultText: '0 (one per core but one)', help: 'threads running eth_call, eth_estimateGas and eth_createAccessList (0 = one per core but one, at least one)',
   },
 
   httpBodyLimit: {

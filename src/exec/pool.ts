@@ -98,11 +98,13 @@ export interface ExecPoolObserver {
 }
 
 /**
- * One worker per core. The main thread and the producer are mostly idle while calls run (measured on 2
- * cores, unique eth_call balanceOf under autocannon: 1 worker 1,775 calls/s, 2 workers 2,290 calls/s).
+ * One worker per core but one: the main thread spends about as much CPU on a call (HTTP, params, the
+ * hand-off) as the worker running it, so it needs a core of its own under load. Measured on 2 cores
+ * (`.prof/ab-flags.mjs`, 5 alternating rounds): 1 worker against 2, unique eth_call balanceOf 6,749 vs
+ * 6,570 calls/s, eth_estimateGas 4,906 vs 4,196/s, peak RSS 226 vs 270 MiB.
  */
 export function defaultCallWorkers(cores = availableParallelism()): number {
-  return Math.max(1, cores)
+  return Math.max(1, cores - 1)
 }
 
 /** Go's time.Duration formatting for whole milliseconds, as geth prints its timeout. */

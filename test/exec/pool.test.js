@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { hexToBytes } from '@ethereumjs/util'
 import { Interface } from 'ethers'
-import { ExecPool, goDuration } from '../../dist/exec/pool.js'
+import { ExecPool, defaultCallWorkers, goDuration } from '../../dist/exec/pool.js'
 import { compile } from '../helpers/contracts.js'
 import { deploy, openTempChain } from '../../bench/lib/temp-chain.js'
 
@@ -41,6 +41,12 @@ test('geth prints its timeout as a Go duration', () => {
   assert.equal(goDuration(300), '300ms')
   assert.equal(goDuration(1500), '1.5s')
   assert.equal(goDuration(90_000), '1m30s')
+})
+
+test('the default pool leaves a core to the main thread, and has at least one worker', () => {
+  assert.equal(defaultCallWorkers(1), 1)
+  assert.equal(defaultCallWorkers(2), 1)
+  assert.equal(defaultCallWorkers(8), 7)
 })
 
 describe('a runaway call', () => {
