@@ -1,7 +1,7 @@
 // Log queries: a block is read only when its bloom can contain a match; then its receipts are scanned.
 
 import { bytesToHex } from '@ethereumjs/util'
-import type { StoredLog } from './receipts.js'
+import type { ReceiptRecord, StoredLog } from './receipts.js'
 import type { BlockRecord, ChainView } from './view.js'
 import { trustedHexToBytes } from '../util/hex-bytes.js'
 
@@ -80,9 +80,8 @@ export class LogMatcher {
     return true
   }
 
-  /** Every matching log of one block, in log order. */
-  matchBlock(block: BlockRecord, out: MatchedLog[]): void {
-    const receipts = block.receipts()
+  /** Every matching log of one block, in log order (`receipts`: the block's, when already decoded). */
+  matchBlock(block: BlockRecord, out: MatchedLog[], receipts: readonly ReceiptRecord[] = block.receipts()): void {
     let logIndex = 0
     for (let txIndex = 0; txIndex < receipts.length; txIndex++) {
       for (const log of receipts[txIndex].logs) {

@@ -37,8 +37,12 @@ export interface BlockRecord {
   /** 0x hashes, in block order */
   txHashes: string[]
   senders: string[]
-  /** decoded on first use */
+  /**
+   * Decoded for each use and not kept: the RPC layer keeps what it derives from them (JSON text, fee
+   * samples), which is a fraction of the decoded objects' size.
+   */
   txs(): TypedTransaction[]
+  tx(index: number): TypedTransaction
   receipts(): ReceiptRecord[]
   /** per-block memo for encoded JSON and derived objects, owned by the RPC layer */
   memo: Map<string, unknown>
@@ -50,8 +54,6 @@ class LoadedBlock implements BlockRecord {
   readonly memo = new Map<string, unknown>()
   readonly txHashes: string[]
   readonly senders: string[]
-  private decodedTxs: TypedTransaction[] | undefined
-  private decodedReceipts: ReceiptRecord[] | undefined
 
   constructor(
     readonly header: BlockHeader,
@@ -69,16 +71,16 @@ class LoadedBlock implements BlockRecord {
   }
 
   txs(): TypedTransaction[] {
-    if (this.decodedTxs === undefined) {
-      const opts = { common: this.header.common }
-      this.decodedTxs = this.rawTxs.map((raw) => createTxFromRLP(raw, opts))
-    }
-    return this.decodedTxs
+    const opts = { common: this.header.common }
+    return this.rawTxs.map((raw) => createTxFromRLP(raw, opts))
+  }
+
+  tx(index: number): TypedTransaction {
+    return createTxFromRLP(this.rawTxs[index], { common: this.header.common })
   }
 
   receipts(): ReceiptRecord[] {
-    if (this.decodedReceipts === undefined) this.decodedReceipts = decodeReceipts(this.receiptsRlp)
-    return this.decodedReceipts
+    return decodeReceipts(this.receiptsRlp)
   }
 }
 

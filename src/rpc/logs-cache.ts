@@ -1,12 +1,25 @@
 // Answers of eth_getLogs by (resolved block range, criteria). Keel's chain has one sequencer and never
 // reorganises, so the logs of a range that ends at or below the head are fixed for good: the same
 // query, which dapps and indexers repeat, is served from the encoded answer. Bounded by total size.
+//
+// A query up to 'latest' resolves to a new range at every block. The answer for [from, to] is then the
+// last one stored for [from, to'] (same criteria, to' < to) plus the logs of the blocks after to':
+// usually one block, often without a match, so a poll over a long range costs what its new blocks cost.
 
 import type { LogCriteria } from '../chain/logs.js'
 import type { RawJson } from './context.js'
 
+export interface CachedLogs {
+  answer: RawJson
+  /** logs in the answer (the max-results bound counts the extended answer as a whole) */
+  count: number
+  to: bigint
+}
+
 export class LogsAnswerCache {
-  private readonly answers = new Map<string, RawJson>()
+  private readonly answers = new Map<string, CachedLogs>()
+  /** stem (criteria and start) -> key of the answer with the highest end stored for it */
+  private readonly latest = new Map<string, string>()
   private bytes = 0
 
   constructor(
@@ -14,33 +27,59 @@ export class LogsAnswerCache {
     private readonly maxEntries = 512,
   ) {}
 
-  static key(criteria: LogCriteria, from: bigint, to: bigint): string {
-    return `${from}:${to}:${criteria.addresses.join(',')}:${JSON.stringify(criteria.topics)}`
+  /** What a query is, without its end. */
+  static stem(criteria: LogCriteria, from: bigint): string {
+    return `${from}:${criteria.addresses.join(',')}:${JSON.stringify(criteria.topics)}`
   }
 
-  get(key: string): RawJson | undefined {
-    const answer = this.answers.get(key)
-    if (answer !== undefined) {
+  static key(stem: string, to: bigint): string {
+    return `${stem}:${to}`
+  }
+
+  get(key: string): CachedLogs | undefined {
+    const entry = this.answers.get(key)
+    if (entry !== undefined) {
       this.answers.delete(key)
-      this.answers.set(key, answer)
+      this.answers.set(key, entry)
     }
-    return answer
+    return entry
   }
 
-  set(key: string, answer: RawJson): void {
-    const size = answer.json.length
+  /** The answer stored last for `stem` if it ends before `to`: the start of the answer up to `to`. */
+  prefixOf(stem: string, to: bigint): CachedLogs | undefined {
+    const key = this.latest.get(stem)
+    if (key === undefined) return undefined
+    const entry = this.answers.get(key)
+    return entry !== undefined && entry.to < to ? entry : undefined
+  }
+
+  /** Stores an answer; one that extends `replaces` takes its place (a poll moves on, it rarely goes back). */
+  set(stem: string, entry: CachedLogs, replaces?: CachedLogs): void {
+    const size = entry.answer.json.length
     if (size > this.maxBytes / 4) return
-    const previous = this.answers.get(key)
-    if (previous !== undefined) {
-      this.answers.delete(key)
-      this.bytes -= previous.json.length
-    }
-    this.answers.set(key, answer)
+    if (replaces !== undefined) this.drop(LogsAnswerCache.key(stem, replaces.to))
+    const key = LogsAnswerCache.key(stem, entry.to)
+    this.drop(key)
+    this.answers.set(key, entry)
     this.bytes += size
+    const latestKey = this.latest.get(stem)
+    const latest = latestKey === undefined ? undefined : this.answers.get(latestKey)
+    if (latest === undefined || latest.to <= entry.to) this.latest.set(stem, key)
     while (this.bytes > this.maxBytes || this.answers.size > this.maxEntries) {
-      const [oldest, dropped] = this.answers.entries().next().value as [string, RawJson]
-      this.answers.delete(oldest)
-      this.bytes -= dropped.json.length
+      this.drop(this.answers.keys().next().value as string)
     }
+  }
+
+  get size(): number {
+    return this.answers.size
+  }
+
+  private drop(key: string): void {
+    const entry = this.answers.get(key)
+    if (entry === undefined) return
+    this.answers.delete(key)
+    this.bytes -= entry.answer.json.length
+    const stem = key.slice(0, key.lastIndexOf(':'))
+    if (this.latest.get(stem) === key) this.latest.delete(stem)
   }
 }

@@ -6,6 +6,7 @@
 
 import type { LogCriteria, MatchedLog } from '../chain/logs.js'
 import { LogMatcher } from '../chain/logs.js'
+import type { ReceiptRecord } from '../chain/receipts.js'
 import type { BlockRecord } from '../chain/view.js'
 import { newId } from './filters.js'
 import { blockJson, logJsonText } from './methods/chain-json.js'
@@ -194,10 +195,12 @@ export class SubscriptionManager {
     let logNotifications = 0
     const bloom = block.header.logsBloom
     const matched = this.matched
+    let receipts: ReceiptRecord[] | undefined
     for (const group of this.logGroups.values()) {
       if (!group.matcher.bloomMayMatch(bloom)) continue
       matched.length = 0
-      group.matcher.matchBlock(block, matched)
+      receipts ??= block.receipts()
+      group.matcher.matchBlock(block, matched, receipts)
       for (let i = 0; i < matched.length; i++) {
         const payload = logJsonText(matched[i]!)
         for (const sub of group.members) this.deliver(sub, payload)

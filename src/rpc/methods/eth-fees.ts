@@ -8,7 +8,7 @@ import { invalidParams } from '../errors.js'
 import { effectiveGasPrice } from '../format.js'
 import { quantity } from '../hex.js'
 import * as p from '../params.js'
-import { gasUsedPerTx } from './chain-json.js'
+import { blockMemo } from './chain-json.js'
 import { refToNumber } from './deps.js'
 import type { MethodDeps } from './deps.js'
 
@@ -19,14 +19,32 @@ const DEFAULT_TIP = 1_000_000_000n
 const MAX_TIP = 500_000_000_000n
 const MAX_FEE_HISTORY = 1024
 
+interface TipSample {
+  tip: bigint
+  gas: bigint
+}
+
+/** Each transaction's tip and gas used, cheapest tip first, kept with the block (the decoded block is not). */
+function tipSamplesOf(block: BlockRecord): TipSample[] {
+  return blockMemo(block, 'fee:tips', () => {
+    const base = block.header.baseFeePerGas ?? 0n
+    const txs = block.txs()
+    const receipts = block.receipts()
+    const out: TipSample[] = new Array(txs.length)
+    let previousGas = 0n
+    for (let i = 0; i < txs.length; i++) {
+      const cumulative = receipts[i].cumulativeGasUsed
+      out[i] = { tip: effectiveGasPrice(txs[i], base) - base, gas: cumulative - previousGas }
+      previousGas = cumulative
+    }
+    return out.sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0))
+  })
+}
+
 function tipsOf(block: BlockRecord): bigint[] {
-  const base = block.header.baseFeePerGas ?? 0n
   const tips: bigint[] = []
-  for (const tx of block.txs()) {
-    const tip = effectiveGasPrice(tx, base) - base
-    if (tip > 2n) tips.push(tip) // geth ignores tips of 2 wei or less (IgnorePrice)
-  }
-  return tips.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  for (const s of tipSamplesOf(block)) if (s.tip > 2n) tips.push(s.tip) // geth ignores tips of 2 wei or less (IgnorePrice)
+  return tips
 }
 
 export function feeMethods(deps: MethodDeps): Record<string, MethodHandler> {
@@ -120,13 +138,8 @@ export function feeMethods(deps: MethodDeps): Record<string, MethodHandler> {
 
 /** geth's per-block rewards: tips weighted by gas used, read at each percentile. */
 function rewardsOf(block: BlockRecord, percentiles: number[]): string[] {
-  const base = block.header.baseFeePerGas ?? 0n
-  const txs = block.txs()
-  if (txs.length === 0) return percentiles.map(() => '0x0')
-  const gasUsed = gasUsedPerTx(block)
-  const sorted = txs
-    .map((tx, i) => ({ tip: effectiveGasPrice(tx, base) - base, gas: gasUsed[i] }))
-    .sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0))
+  if (block.txHashes.length === 0) return percentiles.map(() => '0x0')
+  const sorted = tipSamplesOf(block)
   const total = Number(block.header.gasUsed)
   const out: string[] = []
   let i = 0

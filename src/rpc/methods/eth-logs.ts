@@ -9,7 +9,7 @@ import { invalidParams, serverError } from '../errors.js'
 import type { Filter } from '../filters.js'
 import { quantity } from '../hex.js'
 import * as p from '../params.js'
-import { logsJson } from './chain-json.js'
+import { appendLogsJson, logsJson } from './chain-json.js'
 import { LogsAnswerCache } from '../logs-cache.js'
 import type { MethodDeps } from './deps.js'
 
@@ -23,6 +23,7 @@ export function logMethods(deps: MethodDeps): Record<string, MethodHandler> {
   const { view, config, filters } = deps
   const maxRange = BigInt(config.logsMaxBlockRange)
   const answers = new LogsAnswerCache()
+  const running = new Map<string, Promise<RawJson>>()
 
   async function logsInRange(criteria: LogCriteria, from: bigint, to: bigint): Promise<RawJson> {
     if (to - from + 1n > maxRange) {
@@ -33,11 +34,27 @@ export function logMethods(deps: MethodDeps): Record<string, MethodHandler> {
         limit: Number(maxRange),
       })
     }
-    const key = LogsAnswerCache.key(criteria, from, to)
+    const stem = LogsAnswerCache.stem(criteria, from)
+    const key = LogsAnswerCache.key(stem, to)
     const cached = answers.get(key)
-    if (cached !== undefined) return cached
+    if (cached !== undefined) return cached.answer
+    // identical queries that arrive while the first runs (a new head, many pollers) share its work
+    let pending = running.get(key)
+    if (pending === undefined) {
+      pending = answerRange(criteria, stem, from, to)
+      running.set(key, pending)
+      const done = () => running.delete(key)
+      pending.then(done, done)
+    }
+    return pending
+  }
+
+  async function answerRange(criteria: LogCriteria, stem: string, from: bigint, to: bigint): Promise<RawJson> {
+    const prefix = answers.prefixOf(stem, to)
+    const start = prefix === undefined ? from : prefix.to + 1n
+    const before = prefix?.count ?? 0
     const matcher = new LogMatcher(criteria, deps.keccak)
-    const { logs, overflowAt } = await queryLogs(view, matcher, from, to, config.logsMaxResults)
+    const { logs, overflowAt } = await queryLogs(view, matcher, start, to, config.logsMaxResults - before)
     if (overflowAt !== undefined) {
       const retryTo = overflowAt > from ? overflowAt - 1n : from
       throw invalidParams(`query exceeds max results ${config.logsMaxResults}, retry with the range ${from}-${retryTo}`, {
@@ -46,8 +63,8 @@ export function logMethods(deps: MethodDeps): Record<string, MethodHandler> {
         limit: config.logsMaxResults,
       })
     }
-    const answer = logsJson(logs)
-    answers.set(key, answer)
+    const answer = prefix === undefined ? logsJson(logs) : logs.length === 0 ? prefix.answer : appendLogsJson(prefix.answer, logs)
+    answers.set(stem, { answer, count: before + logs.length, to }, prefix)
     return answer
   }
 
