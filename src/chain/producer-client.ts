@@ -1,6 +1,6 @@
 // The main thread's handle on the producer thread: request/reply over postMessage, block events out.
 
-import { WORKER_HEAP_LIMITS } from '../util/worker-heap.js'
+import { PRODUCER_HEAP_LIMITS } from '../util/worker-heap.js'
 import { Worker } from 'node:worker_threads'
 import type { KeelConfig } from '../config/types.js'
 import type { GethGenesis } from '../evm/common.js'
@@ -29,7 +29,7 @@ export class ProducerClient {
 
   constructor(config: KeelConfig, genesis: GethGenesis, onFatal: (message: string) => void) {
     const init: ProducerInit = { config, genesis }
-    this.worker = new Worker(new URL('./producer-thread.js', import.meta.url), { workerData: init, resourceLimits: WORKER_HEAP_LIMITS })
+    this.worker = new Worker(new URL('./producer-thread.js', import.meta.url), { workerData: init, resourceLimits: PRODUCER_HEAP_LIMITS })
     let markReady!: (r: ProducerReady) => void
     let failReady!: (err: Error) => void
     this.ready = new Promise((resolve, reject) => {

@@ -8,6 +8,7 @@ import { errorShape, headInfo, Producer } from './producer.js'
 import { openChainLevel } from './store/level.js'
 import type { ChainLevel } from './store/level.js'
 import { Keys } from './store/schema.js'
+import { BurstCollector } from '../util/burst-gc.js'
 
 if (parentPort === null) throw new Error('producer-thread must run as a worker thread')
 const port = parentPort
@@ -16,11 +17,19 @@ const post = (msg: FromProducer): void => port.postMessage(msg)
 async function run(): Promise<void> {
   const { config, genesis } = workerData as ProducerInit
   const level = await openChainLevel(join(config.dataDir, 'chain'), { cacheSize: 32 << 20, writeBufferSize: 16 << 20 })
-  const producer = await Producer.open(config, genesis, level, {
-    onBlock: (event) => post(event),
-    onPendingTx: (hashes) => post({ kind: 'pendingTx', hashes }),
-    onFatal: (message) => post({ kind: 'fatal', message }),
-  })
+  const collector = new BurstCollector()
+  const producer = await Producer.open(
+    config,
+    genesis,
+    level,
+    {
+      onBlock: (event) => post(event),
+      onPendingTx: (hashes) => post({ kind: 'pendingTx', hashes }),
+      onFatal: (message) => post({ kind: 'fatal', message }),
+    },
+    // a block is a burst of allocation followed by idle time until the next: collect in the gap
+    { afterBlock: () => collector.afterBurst() },
+  )
 
   port.on('message', (msg: ToProducer) => {
     switch (msg.kind) {

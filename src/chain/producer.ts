@@ -46,6 +46,8 @@ export interface ProducerEvents {
 export interface ProducerOptions {
   /** Plain value transfers skip the EVM (default true; turned off only to compare both paths). */
   plainTransfers?: boolean
+  /** Runs after each block is announced (the producer thread collects garbage there). */
+  afterBlock?: () => void
 }
 
 const BLOCKHASH_WINDOW = 256
@@ -471,6 +473,7 @@ export class Producer {
     }
     const stats = { buildMs, commitMs: performance.now() - commitStartedAt, writeMs, droppedTxs: invalid.length, plainTransfers: built.plainTransfers }
     this.events.onBlock({ kind: 'block', head: headInfo(header), headerRlp, bodyRlp, receiptsRlp, txHashes, stats, stateDiff })
+    if (this.options.afterBlock !== undefined) setImmediate(this.options.afterBlock)
   }
 
   /** Stops sealing, lets the block in progress finish, and leaves the pool journalled on disk. */

@@ -10,7 +10,7 @@
 // aborting its piscina task, which terminates the worker (piscina starts a new one): the runaway call
 // gets geth's timeout error, the calls of its task that had not finished go back to the queue.
 
-import { WORKER_HEAP_LIMITS } from '../util/worker-heap.js'
+import { CALL_WORKER_HEAP_LIMITS } from '../util/worker-heap.js'
 import { randomUUID } from 'node:crypto'
 import { BroadcastChannel } from 'node:worker_threads'
 import type { StateDiff } from '../chain/state-diff.js'
@@ -156,7 +156,7 @@ export class ExecPool implements Executor {
       // its event loop, so the state diffs broadcast after each block were never delivered to a worker
       // and every call at a new head walked the trie again
       atomics: 'disabled',
-      resourceLimits: WORKER_HEAP_LIMITS,
+      resourceLimits: CALL_WORKER_HEAP_LIMITS,
       workerData: { ...init, stateDiffChannel: channelName },
     })
   }

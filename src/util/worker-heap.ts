@@ -1,6 +1,9 @@
 // V8 grows each isolate's young generation up to 3 x 16 MiB semi-spaces and keeps it committed: with a
-// producer and call workers next to the main thread, that was ~100 MiB of resident memory.
-// Garbage in these threads dies young; 8 MiB semi-spaces keep the scavenges cheap and the eth_call /
-// eth_estimateGas throughput where it was (measured with bench/macro), and the memory down.
+// producer and call workers next to the main thread, that was ~100 MiB of resident memory. Garbage in
+// these threads dies young; smaller semi-spaces keep the scavenges cheap and the memory down.
+//  - call workers: 8 MiB semi-spaces; 4 MiB cost eth_estimateGas ~9% (`.prof/ab-flags.mjs`, 5 rounds).
+//  - the producer: 4 MiB semi-spaces (8 MiB less resident; transfers per second unchanged); what a
+//    block leaves behind is collected after the block (src/util/burst-gc.ts).
 
-export const WORKER_HEAP_LIMITS = { maxYoungGenerationSizeMb: 24 }
+export const CALL_WORKER_HEAP_LIMITS = { maxYoungGenerationSizeMb: 24 }
+export const PRODUCER_HEAP_LIMITS = { maxYoungGenerationSizeMb: 12 }
