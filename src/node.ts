@@ -109,7 +109,7 @@ export async function startNode(input: KeelConfig): Promise<RunningNode> {
   const view = new ChainView(level, common, crypto.keccak256, ready.head, ready.genesisHash, config.stateHistory)
   producer.onBlock((event) => view.applyBlock(event))
   // 'latest' stays warm: the block's state diff goes to the main thread's reader and every call worker
-  const headState = new StateReader(common, level, { nodeCacheSize: 20_000, slots: 50_000 })
+  const headState = new StateReader(common, level, { nodeCacheBytes: 16 << 20, slots: 32_000 })
   const filters = new FilterRegistry(config.filterTimeoutSeconds * 1000)
   producer.onPendingTx((hashes) => filters.onPendingTransactions(hashes))
   const executor = new ExecPool(

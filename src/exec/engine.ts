@@ -77,7 +77,7 @@ export class ExecEngine {
     opts: { syncReads?: boolean } = {},
   ) {
     // decoded branch nodes weigh ~1.5 KiB each: 20,000 of them hold the top four levels of a million-account trie
-    this.reader = new StateReader(common, level, { nodeCacheSize: 20_000, slots: 100_000, maxOpenRoots: 4, syncReads: opts.syncReads })
+    this.reader = new StateReader(common, level, { nodeCacheBytes: 16 << 20, slots: 64_000, maxOpenRoots: 4, syncReads: opts.syncReads })
   }
 
   /** How many writes the call path attempted against the DB (must stay 0). */

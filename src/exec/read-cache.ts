@@ -30,8 +30,9 @@ export interface SharedReadCaches {
   lineage: LruMap<string, StorageLineage>
 }
 
-export function sharedReadCaches(slots = 200_000, code = 2_000): SharedReadCaches {
-  return { slots: new LruMap(slots), code: new LruMap(code), lineage: new LruMap(4_096) }
+/** `slots` bounds the slots by count; `codeBytes` the code by size (a contract is up to 24 KiB). */
+export function sharedReadCaches(slots = 64_000, codeBytes = 8 << 20): SharedReadCaches {
+  return { slots: new LruMap(slots), code: new LruMap(codeBytes, (code) => code.length + 64), lineage: new LruMap(4_096) }
 }
 
 /**

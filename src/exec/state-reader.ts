@@ -20,8 +20,8 @@ import { ReadCachedStateManager } from './read-cached-sm.js'
 import { TrieReader } from '../chain/store/trie-reader.js'
 
 export interface StateReaderOptions {
-  /** trie nodes kept in memory, shared by every root */
-  nodeCacheSize?: number
+  /** bytes of decoded trie nodes kept in memory, shared by every root */
+  nodeCacheBytes?: number
   /** state managers kept open (one per root) */
   maxOpenRoots?: number
   /** accounts remembered per root */
@@ -31,6 +31,11 @@ export interface StateReaderOptions {
   /** synchronous LevelDB reads: only for a thread that has nothing else to do meanwhile */
   syncReads?: boolean
 }
+
+// Caches are bounded for a node that runs for months under any read pattern: per thread that reads
+// state, ~16 MiB of decoded trie nodes, ~3 MiB of raw ones (proofs), 8 MiB of code, ~4 MiB of
+// accounts per open root (~400 bytes each) and the slots (~450 bytes each).
+const RAW_NODES = 4096
 
 export class StateReader {
   private readonly byRoot = new Map<string, Promise<ReadCachedStateManager>>()
@@ -47,12 +52,11 @@ export class StateReader {
     opts: StateReaderOptions = {},
   ) {
     // point lookups keep decoded nodes; the MPT (proofs, code) keeps raw ones in a smaller cache
-    const nodes = opts.nodeCacheSize ?? 100_000
-    this.trieDb = new ReadOnlyTrieDB(level, createNodeCache(nodes >> 2), opts.syncReads ?? false)
-    this.tries = new TrieReader(this.trieDb, nodes)
-    this.shared = sharedReadCaches(opts.slots ?? 200_000)
+    this.trieDb = new ReadOnlyTrieDB(level, createNodeCache(RAW_NODES), opts.syncReads ?? false)
+    this.tries = new TrieReader(this.trieDb, opts.nodeCacheBytes ?? 16 << 20)
+    this.shared = sharedReadCaches(opts.slots ?? 64_000)
     this.maxOpenRoots = opts.maxOpenRoots ?? 8
-    this.accountsPerRoot = opts.accountsPerRoot ?? 50_000
+    this.accountsPerRoot = opts.accountsPerRoot ?? 10_000
     this.accountCaches = new LruMap(this.maxOpenRoots + 4)
   }
 

@@ -20,7 +20,12 @@ export interface TrieNodeSource {
 interface CachedNode {
   hash: Uint8Array
   node: RawNode[]
+  /** bytes it holds, roughly: the encoded node plus a view object per item (a branch: ~1.9 KiB) */
+  weight: number
 }
+
+const ITEM_BYTES = 80
+const NODE_BYTES = 200
 
 export class TrieReader {
   // Keyed by a number, not by hex: building and hashing a 64-character string per step of every walk
@@ -29,11 +34,12 @@ export class TrieReader {
   // compared on every hit).
   private readonly nodes: LruMap<number, CachedNode>
 
+  /** `cacheBytes` bounds the decoded nodes kept (by their estimated size, not their count). */
   constructor(
     private readonly source: TrieNodeSource,
-    cacheSize: number,
+    cacheBytes: number,
   ) {
-    this.nodes = new LruMap(cacheSize)
+    this.nodes = new LruMap(cacheBytes, (entry) => entry.weight)
   }
 
   /**
@@ -91,7 +97,7 @@ export class TrieReader {
   private decoded(cacheKey: number, hash: Uint8Array, bytes: Uint8Array | undefined): RawNode[] {
     if (bytes === undefined) throw new Error(`missing trie node ${bytesToUnprefixedHex(hash)}`)
     const node = RLP.decode(bytes) as RawNode[]
-    this.nodes.set(cacheKey, { hash: hash.slice(), node })
+    this.nodes.set(cacheKey, { hash: hash.slice(), node, weight: NODE_BYTES + bytes.length + node.length * ITEM_BYTES })
     return node
   }
 }
