@@ -16,8 +16,14 @@ export interface CallCacheOptions {
   maxResultLength?: number
 }
 
+interface Entry {
+  promise: Promise<ExecResult>
+  /** set once the promise has resolved, so that a hit can be answered without waiting for it */
+  result: ExecResult | undefined
+}
+
 export class CallResultCache {
-  private readonly entries = new Map<string, Promise<ExecResult>>()
+  private readonly entries = new Map<string, Entry>()
   private readonly maxEntries: number
   private readonly maxKeyLength: number
   private readonly maxResultLength: number
@@ -41,28 +47,41 @@ export class CallResultCache {
     return this.entries.size
   }
 
+  /** The settled result stored under `key`, if there is one (a hit); undefined otherwise, counting nothing. */
+  peek(key: string): ExecResult | undefined {
+    const known = this.entries.get(key)
+    if (known === undefined || known.result === undefined) return undefined
+    this.touch(key, known)
+    return known.result
+  }
+
   run(key: string, compute: () => Promise<ExecResult>): Promise<ExecResult> {
     if (key.length > this.maxKeyLength) return compute()
     const known = this.entries.get(key)
     if (known !== undefined) {
-      this.hits++
-      this.entries.delete(key)
-      this.entries.set(key, known)
-      return known
+      this.touch(key, known)
+      return known.promise
     }
     this.misses++
-    const pending = compute()
-    this.entries.set(key, pending)
+    const entry: Entry = { promise: compute(), result: undefined }
+    this.entries.set(key, entry)
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string)
-    pending.then(
+    entry.promise.then(
       (result) => {
-        if (!this.keep(result) && this.entries.get(key) === pending) this.entries.delete(key)
+        if (this.keep(result)) entry.result = result
+        else if (this.entries.get(key) === entry) this.entries.delete(key)
       },
       () => {
-        if (this.entries.get(key) === pending) this.entries.delete(key)
+        if (this.entries.get(key) === entry) this.entries.delete(key)
       },
     )
-    return pending
+    return entry.promise
+  }
+
+  private touch(key: string, entry: Entry): void {
+    this.hits++
+    this.entries.delete(key)
+    this.entries.set(key, entry)
   }
 
   private keep(result: ExecResult): boolean {
