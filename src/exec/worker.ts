@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { createBlockHeaderFromRLP } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { hexToBytes } from '@ethereumjs/util'
-import { BroadcastChannel } from 'node:worker_threads'
+import { BroadcastChannel, threadId } from 'node:worker_threads'
 import { workerData } from 'piscina'
 import type { StateDiff } from '../chain/state-diff.js'
 import { createChainCommon } from '../evm/common.js'
@@ -63,12 +63,21 @@ diffs.unref()
  * Before each call the worker marks in `progress` which call is running and since when, so the pool's
  * watchdog can time each call from its own start and knows which one ran away.
  */
-export default async function run(batch: ExecBatch): Promise<ExecBatchResult> {
+export default function run(batch: ExecBatch): Promise<ExecBatchResult> {
+  // the pool hands a worker its next task while one runs (two per worker): they run one after the other
+  const next = previous.then(() => runBatch(batch))
+  previous = next.catch(() => undefined)
+  return next
+}
+
+let previous: Promise<unknown> = Promise.resolve()
+
+async function runBatch(batch: ExecBatch): Promise<ExecBatchResult> {
   const progress = new CallProgress(batch.progress)
   const readsBefore = engine.trieNodeReads
   const results: WireResult[] = []
   for (let i = 0; i < batch.tasks.length; i++) {
-    progress.start(i)
+    progress.start(i, threadId)
     results.push(toWire(await engine.run(batch.tasks[i])))
   }
   return { results, trieNodeReads: engine.trieNodeReads - readsBefore }

@@ -89,6 +89,28 @@ describe('a runaway call', () => {
   })
 })
 
+test('a task waiting in the worker of a runaway call is run again on its replacement and answers', async () => {
+  const pool = openPool({ workers: 1 }, 500)
+  try {
+    const alice = chain.dev[0].address
+    await pool.run(balanceTask(alice)) // worker warm
+    const runaway = pool.run(loopTask())
+    runaway.catch(() => {})
+    await new Promise((resolve) => setImmediate(resolve)) // the runaway's task is dispatched alone
+    const tasksBefore = pool.stats.piscinaTasks
+    const behind = Array.from({ length: 5 }, () => pool.run(balanceTask(alice)))
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.equal(pool.stats.piscinaTasks, tasksBefore + 1, 'the second task went to the busy worker')
+    const results = await Promise.all(behind)
+    for (const r of results) assert.equal(r.ok && BigInt(r.returnData), 1_000_000n * 10n ** 18n)
+    await assert.rejects(runaway, { code: -32000, message: 'execution aborted (timeout = 500ms)' })
+    assert.equal(pool.stats.timeouts, 1)
+    assert.equal((await pool.run(balanceTask(alice))).ok, true, 'the replacement worker answers')
+  } finally {
+    await pool.close()
+  }
+})
+
 describe('coalescing and the queue bound', () => {
   test('calls submitted together share piscina tasks', async () => {
     const pool = openPool({ workers: 1 }, 5000)
