@@ -82,6 +82,7 @@ interface Pending {
 export interface ExecPoolStats {
   workers: number
   queued: number
+  /** workers running a task */
   running: number
   piscinaTasks: number
   calls: number
@@ -175,7 +176,8 @@ export class ExecPool implements Executor {
     return {
       workers: this.workers,
       queued: this.queue.length - this.queueHead,
-      running: this.runningTasks.size,
+      // piscina gives a task to an idle worker before it doubles one up
+      running: Math.min(this.workers, this.runningTasks.size),
       piscinaTasks: this.piscinaTasks,
       calls: this.calls,
       timeouts: this.timeouts,
