@@ -22,9 +22,9 @@ import { RecentTxIndex } from './recent-txs.js'
 const RECENT_TXS = 32_768
 
 /**
- * Blocks kept in memory are weighed by their transactions (each may carry its decoded object, receipt
- * and JSON, a few KiB) plus a share for the header: ~16k transactions, or 2,048 empty blocks. Bounded by
- * count alone (512 blocks) the cache grew with block size: 512 blocks of 2,000 transfers is gigabytes.
+ * Blocks kept in memory are weighed by their transactions (each carries its raw bytes and whatever JSON
+ * was asked of it, 1-3 KiB) plus a share for the header: ~16k transactions, or 2,048 empty blocks.
+ * Bounded by count alone (512 blocks) the cache grew with block size.
  */
 const BLOCK_CACHE_WEIGHT = 16_384
 const blockWeight = (block: BlockRecord): number => 8 + block.txHashes.length

@@ -135,10 +135,7 @@ export function logJsonText(m: MatchedLog): string {
 
 /** Matched logs as one JSON array, spliced from the per-log texts. */
 export function logsJson(logs: readonly MatchedLog[]): RawJson {
-  if (logs.length === 0) return new RawJson('[]')
-  let out = '[' + logJsonText(logs[0])
-  for (let i = 1; i < logs.length; i++) out += ',' + logJsonText(logs[i])
-  return new RawJson(out + ']')
+  return appendLogsJson(new RawJson('[]'), logs)
 }
 
 /** `answer` (a JSON array of logs) with `logs` added at its end. */
