@@ -6,7 +6,7 @@
 //    arrived in the same tick) travels as ONE piscina task: one structured clone, one round trip;
 //  - a worker finds its next task waiting when it posts a result, instead of idling until the main
 //    thread has answered that result's requests and dispatched again (it runs its two tasks one after
-//    the other; unique eth_call +10%, measured with .prof/ab-flags.mjs and per-thread CPU);
+//    the other; unique eth_call +10%: bench/README.md, sixth session);
 //  - the queue bound is ours and answers a clear error.
 // Each call's wall-clock limit runs from its own start: the worker marks which call it runs, on which
 // thread and since when (progress.ts), and a watchdog checks the running tasks. A call past the limit
@@ -104,8 +104,8 @@ export interface ExecPoolObserver {
 /**
  * One worker per core but one: the main thread spends about as much CPU on a call (HTTP, params, the
  * hand-off) as the worker running it, so it needs a core of its own under load. Measured on 2 cores
- * (`.prof/ab-flags.mjs`, 5 alternating rounds): 1 worker against 2, unique eth_call balanceOf 6,749 vs
- * 6,570 calls/s, eth_estimateGas 4,906 vs 4,196/s, peak RSS 226 vs 270 MiB.
+ * (5 alternating runs, bench/README.md, sixth session): 1 worker against 2, unique eth_call balanceOf
+ * 6,749 vs 6,570 calls/s, eth_estimateGas 4,906 vs 4,196/s, peak RSS 226 vs 270 MiB.
  */
 export function defaultCallWorkers(cores = availableParallelism()): number {
   return Math.max(1, cores - 1)
