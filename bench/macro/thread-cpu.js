@@ -1,0 +1,66 @@
+// Where the CPU goes under one macro scenario: Keel's threads (main, producer, call workers) and this
+// load generator, each as a share of one core, from /proc/PID/task/TID/stat. Shows which side is the
+// bottleneck on the shared cores (a thread near 100%) or that none is (the pipeline waits).
+//
+//   npm run build && node bench/macro/thread-cpu.js unique      # eth_call balanceOf, 50k holders
+//   node bench/macro/thread-cpu.js repeated                      # the same eth_call every time
+//   node bench/macro/thread-cpu.js estimate                      # eth_estimateGas of ERC20 transfers
+
+import { readdirSync, readFileSync } from 'node:fs'
+import { startKeel } from './nodes.js'
+import { balanceOfData, cannon, prepare, req } from './scenarios.js'
+
+const CLK_TCK = 100
+
+function threadTimes(pid) {
+  const out = new Map()
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()
+      out.set(tid, { name, ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK })
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out
+}
+
+const which = process.argv[2] ?? 'unique'
+const seconds = Number(process.argv[3] ?? 8)
+const node = await startKeel()
+try {
+  const c = await prepare(node, true)
+  const holder = (i) => `0x${(0x10000 + i).toString(16).padStart(40, '0')}`
+  const load = {
+    unique: (round) => ({ bodies: Array.from({ length: 50_000 }, (_, i) => req('eth_call', [{ to: c.token, data: balanceOfData(holder(i + round * 50_000)) }, 'latest'])) }),
+    repeated: () => ({ body: req('eth_call', [{ to: c.token, data: balanceOfData(c.senders[0].address) }, 'latest']) }),
+    estimate: (round) => ({
+      bodies: Array.from({ length: 50_000 }, (_, i) =>
+        req('eth_estimateGas', [{ from: c.senders[i % c.senders.length].address, to: c.token, data: balanceOfData(c.holders[i % c.holders.length]).replace('0x70a08231', '0xa9059cbb') + (i + 1 + round * 50_000).toString(16).padStart(64, '0') }]),
+      ),
+    }),
+  }[which]
+  if (load === undefined) throw new Error(`unknown scenario ${which}: unique, repeated or estimate`)
+  await cannon(node.url, { ...load(0), duration: 3 }) // warm-up (JIT, caches)
+  const measured = load(1)
+  const keelBefore = threadTimes(node.pid)
+  const genBefore = threadTimes(process.pid)
+  const startedAt = Date.now()
+  const result = await cannon(node.url, { ...measured, duration: seconds })
+  const wallMs = Date.now() - startedAt
+  const rows = []
+  for (const [side, before, after] of [['keel', keelBefore, threadTimes(node.pid)], ['load generator', genBefore, threadTimes(process.pid)]]) {
+    for (const [tid, t] of after) {
+      const share = (t.ms - (before.get(tid)?.ms ?? 0)) / wallMs
+      // Node does not name its worker threads: the main thread is the one whose id is the process id
+      const thread = Number(tid) === (side === 'keel' ? node.pid : process.pid) ? 'main' : `thread ${tid}`
+      if (share >= 0.02) rows.push({ side, thread, 'CPU % of a core': Math.round(share * 100) })
+    }
+  }
+  console.log(`${which}: ${result.value} ${result.unit}, ${result.errors} errors`)
+  console.table(rows)
+} finally {
+  await node.stop()
+}
