@@ -70,10 +70,6 @@ export class LogsAnswerCache {
     }
   }
 
-  get size(): number {
-    return this.answers.size
-  }
-
   private drop(key: string): void {
     const entry = this.answers.get(key)
     if (entry === undefined) return
