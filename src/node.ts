@@ -36,6 +36,7 @@ import { subscribeMethods } from './rpc/methods/eth-subscribe.js'
 import { pendingTransactionJson } from './rpc/pending-tx-json.js'
 import { SubscriptionManager } from './rpc/subscriptions.js'
 import { createLogger } from './logging/logger.js'
+import { applyHeapGrowthPercent } from './util/heap-growth.js'
 import { createMetrics } from './metrics/metrics.js'
 import { observedEnvelope } from './metrics/metered-envelope.js'
 import { MetricsServer } from './metrics/server.js'
@@ -85,6 +86,7 @@ async function chainGenesis(config: KeelConfig): Promise<{ genesis: GethGenesis;
 }
 
 export async function startNode(input: KeelConfig): Promise<RunningNode> {
+  applyHeapGrowthPercent(input.heapGrowthPercent)
   const { genesis, operatorAddress, created } = await chainGenesis(input)
   const config: KeelConfig = { ...input, chainId: genesis.config.chainId }
   // Validated before any thread starts, so a bad access option fails the start cleanly.

@@ -102,6 +102,12 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
     default: 'info', help: `log verbosity: ${LOG_LEVELS.join(', ')}`,
   },
 
+  heapGrowthPercent: {
+    flag: 'heap-growth-percent', env: 'KEEL_HEAP_GROWTH_PERCENT', group: 'Node', type: 'int', metavar: 'PERCENT',
+    min: 0, max: 1000, default: 50,
+    help: 'growth of a thread\'s V8 old generation past its live size before a full collection (0 = V8\'s own: up to 300%)',
+  },
+
   stateHistory: {
     flag: 'state-history', env: 'KEEL_STATE_HISTORY', group: 'Node', type: 'int', metavar: 'BLOCKS',
     min: 0, max: Number.MAX_SAFE_INTEGER, default: 0, defaultText: '0 (archive)',

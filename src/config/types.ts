@@ -28,6 +28,9 @@ export interface KeelConfig {
   /** Max encoded transaction size in bytes (geth: 128 KiB). */
   txMaxSize: number
 
+  /** V8 old-generation growth past the live size before a full collection, in percent (0 = V8's own). */
+  heapGrowthPercent: number
+
   // Execution
   rpcGasCap: bigint
   rpcEvmTimeoutMs: number

@@ -38,6 +38,7 @@ test('defaults', () => {
     emptyBlockPeriod: 1,
     dev: false,
     chainId: 24589,
+    heapGrowthPercent: 50,
     stateHistory: 0,
     txpoolMaxSlots: 5120,
     txpoolMaxQueuedPerAccount: 64,
