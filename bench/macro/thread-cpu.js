@@ -5,10 +5,16 @@
 //   npm run build && node bench/macro/thread-cpu.js unique      # eth_call balanceOf, 50k holders
 //   node bench/macro/thread-cpu.js repeated                      # the same eth_call every time
 //   node bench/macro/thread-cpu.js estimate                      # eth_estimateGas of ERC20 transfers
+//   node bench/macro/thread-cpu.js native                        # 64 senders x 40 transfers, all mined
+//   node bench/macro/thread-cpu.js erc20                         # the same with token transfers
+// The transfer runs are not warmed up, as in the bench: the threads Node leaves unnamed besides the
+// producer and the call workers are V8's (TurboFan compiling the code paths a first burst reaches, and
+// garbage collection), and show what that first contact costs. There the load generator's CPU per
+// transfer includes signing it, and shares of a core are not shown (signing is part of the wall time).
 
 import { readdirSync, readFileSync } from 'node:fs'
 import { startKeel } from './nodes.js'
-import { balanceOfData, cannon, prepare, req } from './scenarios.js'
+import { balanceOfData, cannon, prepare, req, transfers } from './scenarios.js'
 
 const CLK_TCK = 100
 
@@ -42,13 +48,17 @@ try {
       ),
     }),
   }[which]
-  if (load === undefined) throw new Error(`unknown scenario ${which}: unique, repeated or estimate`)
-  await cannon(node.url, { ...load(0), duration: 3 }) // warm-up (JIT, caches)
-  const measured = load(1)
+  const transferKind = { native: 'native', erc20: 'erc20' }[which]
+  if (load === undefined && transferKind === undefined) throw new Error(`unknown scenario ${which}: unique, repeated, estimate, native or erc20`)
+  let measured
+  if (load !== undefined) {
+    await cannon(node.url, { ...load(0), duration: 3 }) // warm-up (JIT, caches)
+    measured = load(1)
+  }
   const keelBefore = threadTimes(node.pid)
   const genBefore = threadTimes(process.pid)
   const startedAt = Date.now()
-  const result = await cannon(node.url, { ...measured, duration: seconds })
+  const result = load !== undefined ? await cannon(node.url, { ...measured, duration: seconds }) : await transfers(node, c, transferKind, 40)
   const wallMs = Date.now() - startedAt
   const rows = []
   for (const [side, before, after] of [['keel', keelBefore, threadTimes(node.pid)], ['load generator', genBefore, threadTimes(process.pid)]]) {
@@ -56,7 +66,8 @@ try {
       const share = (t.ms - (before.get(tid)?.ms ?? 0)) / wallMs
       // Node does not name its worker threads: the main thread is the one whose id is the process id
       const thread = Number(tid) === (side === 'keel' ? node.pid : process.pid) ? 'main' : `thread ${tid}`
-      if (share >= 0.02) rows.push({ side, thread, 'CPU % of a core': Math.round(share * 100) })
+      // a transfer run's wall time includes the load generator signing every transaction first
+      if (share >= 0.02) rows.push({ side, thread, 'CPU % of a core': load !== undefined ? Math.round(share * 100) : '-', 'CPU µs per call': Math.round((share * wallMs * 1000) / result.calls) })
     }
   }
   console.log(`${which}: ${result.value} ${result.unit}, ${result.errors} errors`)
