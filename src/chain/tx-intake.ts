@@ -128,8 +128,11 @@ function parseHexBytes(hex: string): Uint8Array {
   if (problem !== undefined) {
     throw invalidParams(`invalid argument 0: json: cannot unmarshal ${problem} into Go value of type hexutil.Bytes`)
   }
-  const buf = Buffer.from(hex.slice(2), 'hex')
-  return new Uint8Array(buf.buffer, buf.byteOffset, buf.length)
+  // its own ArrayBuffer, not a view into Buffer's shared 8 KiB pool: posting a view to the producer
+  // would copy the whole pool slab, and the pooled transaction would keep that copy alive
+  const bytes = new Uint8Array((hex.length - 2) / 2)
+  Buffer.from(bytes.buffer).write(hex.slice(2), 'hex')
+  return bytes
 }
 
 function readFields(raw: Uint8Array): RawFields {

@@ -169,6 +169,19 @@ test('recovers the sender exactly once, and the wire form never recovers again',
   assert.equal(calls, 1)
 })
 
+test('what crosses to the producer carries only its own bytes, not a pool slab', () => {
+  // Buffer.from(hex) returns views into a shared 8 KiB pool; posting one copies the whole slab
+  const tx = createFeeMarket1559Tx({ nonce: 1, maxFeePerGas: 2n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 21000, to, value: 1n }, { common }).sign(pk)
+  const ptx = decodeRawTransaction(hex(tx.serialize()), ctx)
+  const wire = toWire(ptx)
+  for (const [field, bytes] of [['raw', wire.raw], ['senderPubKey', wire.senderPubKey]]) {
+    assert.ok(bytes.buffer.byteLength <= bytes.length + 1, `${field}: ${bytes.length} bytes over a ${bytes.buffer.byteLength}-byte buffer`)
+  }
+  const cloned = structuredClone(wire)
+  assert.deepEqual(cloned.raw, tx.serialize())
+  assert.equal(cloned.raw.buffer.byteLength, tx.serialize().length)
+})
+
 test('malformed hex is a parameter error, as in geth', () => {
   const tail = 'into Go value of type hexutil.Bytes'
   rejects('f86b', `invalid argument 0: json: cannot unmarshal hex string without 0x prefix ${tail}`, -32602)
