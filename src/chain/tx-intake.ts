@@ -16,6 +16,7 @@ import {
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { bytesToBigInt, bytesToHex } from '@ethereumjs/util'
 import { invalidParams, RpcError, serverError, TxError } from '../rpc/errors.js'
+import { decodeHexDigits, firstNonHex } from '../rpc/hex.js'
 import { makePooledTx, senderAddressOf } from './pooled-tx.js'
 import type { PooledTx } from './pooled-tx.js'
 
@@ -124,15 +125,13 @@ function parseHexBytes(hex: string): Uint8Array {
   let problem: string | undefined
   if (hex.length < 2 || hex[0] !== '0' || (hex[1] !== 'x' && hex[1] !== 'X')) problem = 'hex string without 0x prefix'
   else if (hex.length % 2 !== 0) problem = 'hex string of odd length'
-  else if (!/^[0-9a-fA-F]*$/.test(hex.slice(2))) problem = 'invalid hex string'
+  else if (firstNonHex(hex, 2) !== -1) problem = 'invalid hex string'
   if (problem !== undefined) {
     throw invalidParams(`invalid argument 0: json: cannot unmarshal ${problem} into Go value of type hexutil.Bytes`)
   }
-  // its own ArrayBuffer, not a view into Buffer's shared 8 KiB pool: posting a view to the producer
-  // would copy the whole pool slab, and the pooled transaction would keep that copy alive
-  const bytes = new Uint8Array((hex.length - 2) / 2)
-  Buffer.from(bytes.buffer).write(hex.slice(2), 'hex')
-  return bytes
+  // its own ArrayBuffer, not a view into Buffer's shared 8 KiB pool (as Buffer.from(hex) gives): posting
+  // a view to the producer would copy the whole pool slab, and the pooled transaction would keep it
+  return decodeHexDigits(hex, 2)
 }
 
 function readFields(raw: Uint8Array): RawFields {
