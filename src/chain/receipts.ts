@@ -12,6 +12,11 @@ export interface ReceiptRecord {
   logs: StoredLog[]
 }
 
+/** Gas used by transaction `index` alone: receipts store the block's running total. */
+export function gasUsedAt(receipts: readonly ReceiptRecord[], index: number): bigint {
+  return receipts[index].cumulativeGasUsed - (index === 0 ? 0n : receipts[index - 1].cumulativeGasUsed)
+}
+
 export function encodeReceipts(receipts: readonly ReceiptRecord[]): Uint8Array {
   return RLP.encode(
     receipts.map((r) => [

@@ -4,6 +4,7 @@
 import type { Block } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { bigIntToUnpaddedBytes, bytesToHex, generateAddress, hexToBytes } from '@ethereumjs/util'
+import { gasUsedAt } from '../../chain/receipts.js'
 import type { BlockRecord } from '../../chain/view.js'
 import { RawJson } from '../context.js'
 import { formatBlock, formatLog, formatReceipt, formatTransaction } from '../format.js'
@@ -89,7 +90,6 @@ function receiptTexts(record: BlockRecord): string[] {
     const receipts = record.receipts()
     const out: string[] = new Array(receipts.length)
     let firstLogIndex = 0
-    let previousGas = 0n
     for (let i = 0; i < receipts.length; i++) {
       const r = receipts[i]
       const tx = record.tx(i)
@@ -100,7 +100,7 @@ function receiptTexts(record: BlockRecord): string[] {
             tx,
             sender,
             receipt: r,
-            gasUsed: r.cumulativeGasUsed - previousGas,
+            gasUsed: gasUsedAt(receipts, i),
             blockHash: record.hash,
             blockNumber: record.number,
             blockTimestamp: record.header.timestamp,
@@ -113,7 +113,6 @@ function receiptTexts(record: BlockRecord): string[] {
         ),
       )
       firstLogIndex += r.logs.length
-      previousGas = r.cumulativeGasUsed
     }
     return out
   })

@@ -2,6 +2,7 @@
 // percentile of the cheapest tips of recent blocks; with no recent transactions, 1 gwei (anvil's and
 // Hardhat's default), so that a chain whose base fee decays to zero still gets a usable suggestion.
 
+import { gasUsedAt } from '../../chain/receipts.js'
 import type { BlockRecord } from '../../chain/view.js'
 import type { MethodHandler } from '../context.js'
 import { invalidParams } from '../errors.js'
@@ -31,12 +32,7 @@ function tipSamplesOf(block: BlockRecord): TipSample[] {
     const txs = block.txs()
     const receipts = block.receipts()
     const out: TipSample[] = new Array(txs.length)
-    let previousGas = 0n
-    for (let i = 0; i < txs.length; i++) {
-      const cumulative = receipts[i].cumulativeGasUsed
-      out[i] = { tip: effectiveGasPrice(txs[i], base) - base, gas: cumulative - previousGas }
-      previousGas = cumulative
-    }
+    for (let i = 0; i < txs.length; i++) out[i] = { tip: effectiveGasPrice(txs[i], base) - base, gas: gasUsedAt(receipts, i) }
     return out.sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0))
   })
 }
