@@ -61,6 +61,18 @@ function unwrap(result: ExecResult): Exclude<ExecResult, { ok: false }> {
   return result
 }
 
+/** eth_call's answer: the return data, or the error the execution ended with. */
+function callAnswer(result: ExecResult): unknown {
+  const done = unwrap(result)
+  return done.kind === 'call' ? done.returnData : null
+}
+
+/** eth_estimateGas's answer: the gas, or the error the estimate ended with. */
+function estimateAnswer(result: ExecResult): unknown {
+  const done = unwrap(result)
+  return done.kind === 'estimateGas' ? quantity(done.gas) : null
+}
+
 export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
   const chainId = BigInt(deps.config.chainId)
   const cache = new CallResultCache()
@@ -83,8 +95,7 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
     const so = p.stateOverrides(params[2], 2)
     const bo = p.blockOverrides(params[3], 3)
     const block = await resolveStateBlock(deps.view, selector)
-    const result = unwrap(await cached('call', block, params, () => toTask('call', req, block, so, bo)))
-    return result.kind === 'call' ? result.returnData : null
+    return callAnswer(await cached('call', block, params, () => toTask('call', req, block, so, bo)))
   }
   const estimateGas = async (params: readonly unknown[]): Promise<unknown> => {
     p.expectParams(params, 1, 3)
@@ -92,21 +103,16 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
     const selector = p.blockSelector(params[1], 1, { optional: true })
     const so = p.stateOverrides(params[2], 2)
     const block = await resolveStateBlock(deps.view, selector)
-    const result = unwrap(await cached('estimateGas', block, params, () => toTask('estimateGas', req, block, so)))
-    return result.kind === 'estimateGas' ? quantity(result.gas) : null
+    return estimateAnswer(await cached('estimateGas', block, params, () => toTask('estimateGas', req, block, so)))
   }
   return {
     eth_call: (params) => {
       const known = answeredAtHead('call', params)
-      if (known === undefined) return ethCall(params)
-      const result = unwrap(known)
-      return result.kind === 'call' ? result.returnData : null
+      return known === undefined ? ethCall(params) : callAnswer(known)
     },
     eth_estimateGas: (params) => {
       const known = answeredAtHead('estimateGas', params)
-      if (known === undefined) return estimateGas(params)
-      const result = unwrap(known)
-      return result.kind === 'estimateGas' ? quantity(result.gas) : null
+      return known === undefined ? estimateGas(params) : estimateAnswer(known)
     },
     eth_createAccessList: async (params) => {
       p.expectParams(params, 1, 2)
