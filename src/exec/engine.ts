@@ -76,7 +76,7 @@ export class ExecEngine {
     private readonly limits: ExecLimits,
     opts: { syncReads?: boolean } = {},
   ) {
-    // decoded branch nodes weigh ~1.5 KiB each: 20,000 of them hold the top four levels of a million-account trie
+    // a decoded branch weighs ~1.9 KiB: 16 MiB holds the top four levels of a million-account trie (4,369 branches)
     this.reader = new StateReader(common, level, { nodeCacheBytes: 16 << 20, slots: 64_000, maxOpenRoots: 4, syncReads: opts.syncReads })
   }
 
