@@ -15,7 +15,7 @@ import type { GethGenesis } from '../evm/common.js'
 import { fastCrypto, loadFastCrypto } from '../evm/crypto.js'
 import { installEvmSpeedups } from '../evm/speedups.js'
 import { blockHashSource } from '../evm/block-hashes.js'
-import { FixedMerkleStateManager, ReadOnlyStateManager } from '../evm/state-manager.js'
+import { FixedMerkleStateManager } from '../evm/state-manager.js'
 import { RpcError, toShape } from '../rpc/errors.js'
 import { encodeBody } from './body.js'
 import { buildBlock } from './builder.js'
@@ -29,11 +29,11 @@ import { decodeHead, decodeNumber, encodeHead, encodeNumber, encodeTxLookup, Key
 import { createNodeCache, ReadOnlyTrieDB, trieKey, WritableTrieDB } from './store/state-db.js'
 import type { LevelOp } from './store/state-db.js'
 import { GroupCommit } from './store/group-commit.js'
+import { HeadAccountReader } from './head-account-reader.js'
 import { yieldWhileWriting } from './store/yielding-trie.js'
 import { StateDiffRecorder } from './state-diff.js'
 import { BulkFlushStateManager } from './store/bulk-flush-sm.js'
 import { TxPool } from './txpool.js'
-import type { AccountReader } from './txpool.js'
 import { trustedHexToBytes } from '../util/hex-bytes.js'
 import { RLP } from '@ethereumjs/rlp'
 
@@ -71,20 +71,6 @@ function caches(size: number): Caches {
     storage: { type: CacheType.ORDERED_MAP, size },
     code: { type: CacheType.ORDERED_MAP, size },
   })
-}
-
-/** Reads nonces and balances at the head for pool admission, never at the block being built. */
-class HeadAccountReader implements AccountReader {
-  constructor(private sm: ReadOnlyStateManager) {}
-  async setRoot(root: Uint8Array): Promise<void> {
-    await this.sm.setStateRoot(root, true)
-  }
-  async getNonce(address: string): Promise<bigint> {
-    return (await this.sm.getAccount(new Address(trustedHexToBytes(address))))?.nonce ?? 0n
-  }
-  async getBalance(address: string): Promise<bigint> {
-    return (await this.sm.getAccount(new Address(trustedHexToBytes(address))))?.balance ?? 0n
-  }
 }
 
 export class Producer {
@@ -138,15 +124,8 @@ export class Producer {
     const sm = new BulkFlushStateManager({ trie, common, prefixStorageTrieKeys: true, caches: caches(100_000) })
     const diffs = new StateDiffRecorder()
     diffs.attach(trie, sm)
-    const readerTrie = await createMPT({
-      db: new ReadOnlyTrieDB(level, nodeCache),
-      useKeyHashing: true,
-      common,
-      valueEncoding: ValueEncoding.Bytes,
-    })
-    const reader = new HeadAccountReader(
-      new ReadOnlyStateManager({ trie: readerTrie, common, prefixStorageTrieKeys: true, caches: caches(10_000) }),
-    )
+    const committedNodes = new ReadOnlyTrieDB(level, nodeCache)
+    const reader = new HeadAccountReader({ fetch: (key) => committedNodes.get(key) }, crypto.keccak256)
     const recentHashes = new Map<bigint, Uint8Array>()
     const blockchain = blockHashSource(async (n) => recentHashes.get(n) ?? (await level.get(Keys.canonicalHash(n))))
     const vm = await createVM({ common, stateManager: sm, blockchain })
@@ -200,7 +179,7 @@ export class Producer {
       }
     }
     this.common.setHardforkBy({ blockNumber: this.head.number, timestamp: this.head.timestamp })
-    await this.reader.setRoot(this.head.stateRoot)
+    this.reader.setRoot(this.head.stateRoot)
   }
 
   private async writeGenesis(genesis: GethGenesis, sm: FixedMerkleStateManager): Promise<void> {
@@ -466,7 +445,7 @@ export class Producer {
     this.head = header
     this.recentHashes.set(number, hash)
     this.recentHashes.delete(number - BigInt(BLOCKHASH_WINDOW) - 1n)
-    await this.reader.setRoot(header.stateRoot)
+    this.reader.setRoot(header.stateRoot)
     const evicted = await this.pool.onBlock(included, invalid, this.reader, header.calcNextBaseFee())
     if (evicted.length > 0) {
       await this.level.batch(evicted.map((p) => ({ type: 'del' as const, key: Keys.pooledTx(trustedHexToBytes(p.hash)) })))

@@ -18,7 +18,7 @@ export const PATCHED_FILES: ReadonlyArray<{ pkg: string; file: string; marker: s
   { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'padded.set(msg, right ? 0 : length - msg.length)' },
   { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'function flatHex(' },
   { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'function smallBytesToBigInt(' },
-  { pkg: '@ethereumjs/rlp', file: 'index.js', marker: 'function safeSubarray(' },
+  { pkg: '@ethereumjs/rlp', file: 'index.js', marker: 'function decodeAt(' },
 ]
 
 /** The patched files that are not (empty when all are). */

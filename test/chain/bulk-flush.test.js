@@ -47,3 +47,48 @@ test('bulk flush and MPT flush agree on every state root (accounts created, stor
     for (const chain of chains) await chain.close()
   }
 })
+
+test('accounts missing from the producer cache are read through the trie reader, as the MPT reads them', async () => {
+  const { BulkFlushStateManager } = await import('../../dist/chain/store/bulk-flush-sm.js')
+  const { FixedMerkleStateManager } = await import('../../dist/evm/state-manager.js')
+  const { Address } = await import('@ethereumjs/util')
+  const senders = benchKeys(20, 43)
+  const fresh = (i) => `0x${(0xc1000 + i).toString(16).padStart(40, '0')}`
+  const chain = await openTempChain({ funded: senders })
+  try {
+    for (let b = 0; b < 3; b++) {
+      for (let i = 0; i < senders.length; i++) {
+        await chain.submit(chain.sign(senders[i], { to: hexToBytes(fresh(b * 100 + i)), value: BigInt(b + 1), gasLimit: 21_000n }))
+      }
+      assert.equal((await chain.sealBlock()).txHashes.length, senders.length)
+    }
+    const sm = chain.producer.vm.stateManager
+    assert.ok(sm instanceof BulkFlushStateManager)
+    let mptReads = 0
+    const mptGet = sm._trie.get.bind(sm._trie)
+    sm._trie.get = (...args) => {
+      mptReads++
+      return mptGet(...args)
+    }
+    const addresses = [
+      ...senders.map((key) => bytesToHex(privateToAddress(key))),
+      ...[0, 1, 19, 100, 119, 200, 219].map(fresh),
+      fresh(999), // never written
+    ].map((a) => new Address(hexToBytes(a)))
+    const viaReader = []
+    sm._caches.clear()
+    for (const a of addresses) viaReader.push(await sm.getAccount(a))
+    assert.equal(mptReads, 0, 'the MPT was not asked')
+    sm._caches.clear()
+    for (let i = 0; i < addresses.length; i++) {
+      const viaMpt = await FixedMerkleStateManager.prototype.getAccount.call(sm, addresses[i])
+      assert.equal(viaReader[i]?.serialize().toString(), viaMpt?.serialize().toString(), `account ${addresses[i]}`)
+    }
+    assert.equal(mptReads, addresses.length)
+    assert.equal(viaReader.at(-1), undefined)
+    assert.equal(viaReader[senders.length + 1].balance, 1n)
+    assert.equal(viaReader[senders.length + 5].balance, 3n)
+  } finally {
+    await chain.close()
+  }
+})

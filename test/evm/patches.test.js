@@ -72,6 +72,42 @@ test('RLP encode and decode agree with ethers on random nested values, and refus
   assert.deepEqual(getBytes(hexlify(RLP.encode(new Uint8Array(0)))), Uint8Array.from([0x80]))
 })
 
+test('RLP headers at the length boundaries, scalar inputs, stream decoding and trailing bytes', async () => {
+  const { RLP } = await import('@ethereumjs/rlp')
+  const { encodeRlp, decodeRlp, hexlify, toBeArray } = await import('ethers')
+  // payloads of 55 / 56 bytes (one-byte vs two-byte header) and of 255 / 256 / 65,535 / 65,536 bytes;
+  // lists of 56 and 256 one-byte items have payloads with two- and three-byte headers
+  for (const n of [0, 1, 55, 56, 255, 256, 65535, 65536]) {
+    const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 7 + 200) & 255)
+    assert.equal(hexlify(RLP.encode(bytes)), encodeRlp(hexlify(bytes)), `string of ${n}`)
+    if (n > 256) continue
+    const list = Array.from({ length: n }, (_, i) => Uint8Array.of(i & 127))
+    const encodedList = RLP.encode(list)
+    assert.equal(hexlify(encodedList), encodeRlp(list.map((b) => hexlify(b))), `list of ${n} items`)
+    assert.equal(RLP.decode(encodedList).length, n)
+  }
+  // numbers and bigints encode as their minimal big-endian bytes, strings as UTF-8 (or 0x-hex)
+  for (const v of [0, 1, 127, 128, 1024, 2 ** 40, 0n, 127n, 128n, 2n ** 200n]) {
+    const expected = Number(v) === 0 ? '0x' : hexlify(toBeArray(v))
+    assert.equal(hexlify(RLP.encode(v)), encodeRlp(expected), `scalar ${v}`)
+    assert.equal(hexlify(RLP.encode([v, [v]])), encodeRlp([expected, [expected]]), `scalar ${v} in a list`)
+  }
+  assert.equal(hexlify(RLP.encode('dog')), encodeRlp(hexlify(new TextEncoder().encode('dog'))))
+  assert.equal(hexlify(RLP.encode('0x0400')), encodeRlp('0x0400'))
+  // stream mode returns what follows the first item; the plain decode refuses it
+  const first = RLP.encode([Uint8Array.of(1, 2, 3), new Uint8Array(60)])
+  const joined = Uint8Array.from([...first, 0xc0, 0x80])
+  const { data, remainder } = RLP.decode(joined, true)
+  assert.deepEqual(hexlify(RLP.encode(data)), hexlify(first))
+  assert.equal(hexlify(remainder), '0xc080')
+  assert.throws(() => RLP.decode(joined), /remainder must be zero/)
+  // an item claiming more bytes than its enclosing list holds
+  assert.throws(() => RLP.decode(Uint8Array.of(0xc2, 0x83, 1, 2)), /out-of-bounds/)
+  assert.throws(() => RLP.decode(Uint8Array.of(0xb8, 0x05, 0x00)), /expected string length to be greater than 55/)
+  assert.throws(() => RLP.decode(Uint8Array.of(0xf8, 0x38)), /total length is larger than the data/)
+  assert.deepEqual(decodeRlp(hexlify(RLP.encode(RLP.decode(first)))), decodeRlp(hexlify(first)))
+})
+
 test('EVM memory grows past its first buffer (1 KiB, 8 KiB, 12 KiB) and reads back what was written', async () => {
   const { createEVM } = await import('@ethereumjs/evm')
   const word = Uint8Array.from({ length: 32 }, (_, i) => i + 1)
