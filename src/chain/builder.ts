@@ -118,7 +118,8 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
 
     const txs: TypedTransaction[] = included.map((p) => p.tx)
     const keccak = common.customCrypto.keccak256!
-    const encodedTxs = txs.map((tx) => tx.serialize())
+    // as received at intake (the hash clients were given is of these bytes)
+    const encodedTxs = included.map((p) => p.raw)
     const transactionsTrie = orderedTrieRoot(encodedTxs, keccak)
     const receiptTrie = orderedTrieRoot(
       receipts.map((rec, i) =>

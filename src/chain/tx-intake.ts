@@ -117,7 +117,11 @@ export function decodeRawTransaction(rawHex: string, ctx: IntakeContext): Pooled
   if (fields.gasLimit < minimum) throw floorDataGasTooLow(fields.gasLimit, minimum)
 
   const sender = senderAddressOf(senderPubKey, ctx.common)
-  return makePooledTx(tx, raw, senderPubKey, sender, bytesToHex(tx.hash()), Date.now())
+  // the hash of the bytes as received: the decode above accepts only canonical RLP, so they are what
+  // tx.serialize() would produce, without encoding every field again
+  const hash = ctx.common.customCrypto.keccak256!(raw)
+  tx.cache.hash = hash
+  return makePooledTx(tx, raw, senderPubKey, sender, bytesToHex(hash), Date.now())
 }
 
 /** Parses 0x-hex like geth's hexutil.Bytes; failures are parameter errors (-32602) as in geth. */

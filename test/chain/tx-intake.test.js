@@ -109,6 +109,9 @@ test('accepts an EIP-2930 tx with an access list', () => {
   assert.equal(ptx.type, 1)
   assert.equal(ptx.sender, signer)
   assert.equal(ptx.maxFeePerGas, GWEI)
+  // the hash of the bytes as received, and the tx object answers the same
+  assert.equal(ptx.hash, hex(tx.hash()))
+  assert.equal(hex(ptx.tx.hash()), hex(tx.hash()))
 })
 
 test('accepts an EIP-1559 tx', () => {
