@@ -125,6 +125,7 @@ export class Producer {
     const diffs = new StateDiffRecorder()
     diffs.attach(trie, sm)
     const committedNodes = new ReadOnlyTrieDB(level, nodeCache)
+    // get(), not fetch(): the raw node cache holds what the producer just wrote, the new head's nodes
     const reader = new HeadAccountReader({ fetch: (key) => committedNodes.get(key) }, crypto.keccak256)
     const recentHashes = new Map<bigint, Uint8Array>()
     const blockchain = blockHashSource(async (n) => recentHashes.get(n) ?? (await level.get(Keys.canonicalHash(n))))
