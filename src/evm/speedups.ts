@@ -16,7 +16,7 @@ export const PATCHED_FILES: ReadonlyArray<{ pkg: string; file: string; marker: s
   { pkg: '@ethereumjs/evm', file: 'opcodes/functions.js', marker: 'runState.keelStopped = true' },
   { pkg: '@ethereumjs/evm', file: 'memory.js', marker: 'const INITIAL_SIZE = 1024' },
   { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'padded.set(msg, right ? 0 : length - msg.length)' },
-  { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'function flatHex(' },
+  { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'const nativeHexSlice = Buffer.prototype.hexSlice' },
   { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'function smallBytesToBigInt(' },
   { pkg: '@ethereumjs/rlp', file: 'index.js', marker: 'function decodeAt(' },
 ]

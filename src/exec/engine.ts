@@ -23,6 +23,7 @@ import { blockHashSource } from '../evm/block-hashes.js'
 import { GasWatch } from './gas-watch.js'
 import type { WatchedEvm } from './gas-watch.js'
 import type { ExecAccessListItem, ExecBlock, ExecCallArgs, ExecLimits, ExecResult, ExecTask } from './types.js'
+import { LruMap } from '../util/lru.js'
 
 /** EIP-7825 (Osaka): no transaction may use more gas than this. */
 const TX_GAS_CAP_OSAKA = 1n << 24n
@@ -31,6 +32,21 @@ const ESTIMATE_ERROR_RATIO = 0.015
 const CALL_STIPEND = 2300n
 const ZERO_ADDRESS = `0x${'00'.repeat(20)}`
 const EMPTY = new Uint8Array(0)
+
+/**
+ * The addresses calls name, by their hex: senders and targets repeat call after call, and each decode
+ * ran @ethereumjs/util's validating regex. Nothing in the EVM writes into an Address's bytes.
+ */
+const addresses = new LruMap<string, Address>(4096)
+
+function addressOf(hex: string): Address {
+  let address = addresses.get(hex)
+  if (address === undefined) {
+    address = new Address(hexToBytes(hex as `0x${string}`))
+    addresses.set(hex, address)
+  }
+  return address
+}
 
 interface Session {
   sm: FixedMerkleStateManager
@@ -272,7 +288,7 @@ export class ExecEngine {
       }
     }
     const tx = createTx(txData as never, { common, freeze: false, allowUnlimitedInitCodeSize: false })
-    const from = new Address(hexToBytes((args.from ?? ZERO_ADDRESS) as `0x${string}`))
+    const from = addressOf(args.from ?? ZERO_ADDRESS)
     ;(tx as { getSenderAddress: () => Address }).getSenderAddress = () => from
     return tx
   }
@@ -312,7 +328,7 @@ export class ExecEngine {
 
   /** The sender, which must afford gas * price + value as geth's buyGas demands (also for eth_call). */
   private async fundedSender(s: Session, args: ExecCallArgs, gasLimit: bigint): Promise<{ address: Address; account: Account }> {
-    const address = new Address(hexToBytes((args.from ?? ZERO_ADDRESS) as `0x${string}`))
+    const address = addressOf(args.from ?? ZERO_ADDRESS)
     const account = (await s.sm.getAccount(address)) ?? new Account()
     const cost = gasLimit * (args.maxFeePerGas ?? args.gasPrice ?? 0n) + (args.value ?? 0n)
     if (account.balance < cost) {
@@ -344,8 +360,8 @@ export class ExecEngine {
 
   /** Runs a plain message in the EVM with runTx's preparation and gas accounting (see isPlainMessage). */
   private async runDirect(s: Session, block: Block, args: ExecCallArgs, sender: Account, gasLimit: bigint, gas: MessageGas): Promise<Outcome> {
-    const caller = new Address(hexToBytes((args.from ?? ZERO_ADDRESS) as `0x${string}`))
-    const to = new Address(hexToBytes(args.to as `0x${string}`))
+    const caller = addressOf(args.from ?? ZERO_ADDRESS)
+    const to = addressOf(args.to as string)
     const evm = s.vm.evm
     const journal = evm.journal
     // the precompiles' keys are unprefixed hex already: addAlwaysWarmAddress would run a regex on each
@@ -399,7 +415,7 @@ export class ExecEngine {
       // a fee-paying sender cannot buy more gas than its balance allows
       const feeCap = args.maxFeePerGas ?? args.gasPrice ?? 0n
       if (feeCap > 0n) {
-        const from = new Address(hexToBytes((args.from ?? ZERO_ADDRESS) as `0x${string}`))
+        const from = addressOf(args.from ?? ZERO_ADDRESS)
         const balance = (await s.sm.getAccount(from))?.balance ?? 0n
         const available = balance - (args.value ?? 0n)
         if (available < 0n) throw serverError('insufficient funds for transfer')
@@ -408,7 +424,7 @@ export class ExecEngine {
       }
       // a plain transfer to an account without code costs exactly 21000
       if (args.to && (args.data === undefined || args.data.length === 0) && args.authorizationList === undefined) {
-        const code = await s.sm.getCode(new Address(hexToBytes(args.to as `0x${string}`)))
+        const code = await s.sm.getCode(addressOf(args.to as string))
         if (code.length === 0) {
           if (hi < 21000n) throw serverError(`gas required exceeds allowance (${hi})`)
           return 21000n

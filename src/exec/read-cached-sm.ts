@@ -27,6 +27,18 @@ function accountOf(rlp: Uint8Array): Account {
   return new Account(account.nonce, account.balance, account.storageRoot, account.codeHash)
 }
 
+const SLOT_KEY_BYTES = new Uint8Array(64)
+
+/**
+ * A slot's cache key: hex of the storage root, then of the slot. Encoded in one go so the key is a flat
+ * string: root hex + slot hex is a rope, which V8 flattens before it can hash it for the lookup.
+ */
+function slotKeyOf(storageRoot: Uint8Array, key: Uint8Array): string {
+  SLOT_KEY_BYTES.set(storageRoot, 0)
+  SLOT_KEY_BYTES.set(key, 32)
+  return bytesToUnprefixedHex(SLOT_KEY_BYTES)
+}
+
 export class ReadCachedStateManager extends ReadOnlyStateManager {
   constructor(
     opts: Options,
@@ -55,7 +67,7 @@ export class ReadCachedStateManager extends ReadOnlyStateManager {
     const written = this._caches?.account
     const elem = written !== undefined && written.size() > 0 ? written.get(address) : undefined
     if (elem !== undefined) return elem.accountRLP !== undefined ? accountOf(elem.accountRLP) : undefined
-    const key = bytesToUnprefixedHex(address.bytes)
+    const key = this.addressKey(address.bytes)
     let account = this.accounts.get(key)
     if (account === undefined) {
       const rlp = await this.tries.get(this._trie.root(), this.keccak(address.bytes))
@@ -66,6 +78,22 @@ export class ReadCachedStateManager extends ReadOnlyStateManager {
     return account === null ? undefined : new Account(account.nonce, account.balance, account.storageRoot, account.codeHash)
   }
 
+  private lastAddressBytes: Uint8Array | undefined = undefined
+  private lastAddressKey = ''
+
+  /**
+   * An address's cache key. A call reads the same account several times in a row (the target's code,
+   * then its storage root at each SLOAD), through the same Address: the last key is kept, and reusing the
+   * string also spares hashing it again for the lookup. Nothing writes into an Address's bytes.
+   */
+  private addressKey(bytes: Uint8Array): string {
+    if (bytes === this.lastAddressBytes) return this.lastAddressKey
+    const key = bytesToUnprefixedHex(bytes)
+    this.lastAddressBytes = bytes
+    this.lastAddressKey = key
+    return key
+  }
+
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
     const storage = this._caches?.storage
@@ -74,12 +102,10 @@ export class ReadCachedStateManager extends ReadOnlyStateManager {
     const account = await this.getAccount(address)
     // an empty root also covers storage cleared by a state override inside the call
     if (account === undefined || equalsBytes(account.storageRoot, KECCAK256_RLP)) return EMPTY
-    const rootHex = bytesToUnprefixedHex(account.storageRoot)
-    const keyHex = bytesToUnprefixedHex(key)
-    const slotKey = rootHex + keyHex
+    const slotKey = slotKeyOf(account.storageRoot, key)
     let value = this.shared.slots.get(slotKey)
     if (value === undefined) {
-      value = this.inheritedSlot(rootHex, keyHex)
+      value = this.inheritedSlot(slotKey.slice(0, 64), slotKey.slice(64))
       if (value === undefined) {
         const hashedAddress = this.keccak(address.bytes)
         const prefix = this._prefixStorageTrieKeys ? storageTriePrefix(hashedAddress) : ''

@@ -41,3 +41,33 @@ test('reverts are kept, other failures and rejections are not', async () => {
   await cache.run('failure', async () => (runs++, success))
   assert.equal(runs, 1, 'a failure is run again')
 })
+
+test('keys tell blocks, kinds and request parts apart, and are flat JSON text', () => {
+  const a = '0x' + 'aa'.repeat(32)
+  const b = '0x' + 'bb'.repeat(32)
+  const req = { to: '0x5fbdb2315678afecb367f032d93f642f64180aa3', data: '0x70a08231' }
+  const key = CallResultCache.key(a, 'call', [req, undefined, undefined])
+  assert.equal(key, CallResultCache.key(a, 'call', [{ ...req }, undefined, undefined]), 'equal requests share a key')
+  const others = [
+    CallResultCache.key(b, 'call', [req, undefined, undefined]),
+    CallResultCache.key(a, 'estimateGas', [req, undefined, undefined]),
+    CallResultCache.key(a, 'call', [{ ...req, data: '0x70a08232' }, undefined, undefined]),
+    CallResultCache.key(a, 'call', [req, { [req.to]: { balance: '0x1' } }, undefined]),
+    CallResultCache.key(a, 'call', [req, undefined, { number: '0x1' }]),
+    // a separator inside a value cannot make two different requests collide
+    CallResultCache.key(a, 'call', [{ to: req.to, data: '0x70a08231","x":"' }, undefined, undefined]),
+  ]
+  for (const other of others) assert.notEqual(other, key)
+  assert.equal(new Set(others).size, others.length)
+  assert.deepEqual(JSON.parse(key), [a, 'call', req, null, null])
+})
+
+test('the least recently used entries go first once the cache is full', async () => {
+  const cache = new CallResultCache({ maxEntries: 4 })
+  for (const k of ['a', 'b', 'c']) await cache.run(k, async () => success)
+  assert.equal(cache.peek('a'), success, 'a hit keeps the entry')
+  for (const k of ['d', 'e', 'f', 'g']) await cache.run(k, async () => success)
+  assert.ok(cache.size <= 4)
+  assert.equal(cache.peek('g'), success)
+  assert.equal(cache.peek('b'), undefined, 'the oldest unused entry is gone')
+})

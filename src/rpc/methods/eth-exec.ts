@@ -4,7 +4,7 @@
 import type { BlockRecord } from '../../chain/view.js'
 import { CallResultCache } from '../../exec/call-cache.js'
 import { execBlockOf } from '../../exec/exec-block.js'
-import type { ExecResult, ExecTask } from '../../exec/types.js'
+import type { ExecCallArgs, ExecResult, ExecTask } from '../../exec/types.js'
 import type { MethodHandler } from '../context.js'
 import { fromShape } from '../errors.js'
 import { quantity } from '../hex.js'
@@ -14,23 +14,21 @@ import type { MethodDeps } from './deps.js'
 
 
 function toTask(kind: ExecTask['kind'], req: p.CallRequest, block: BlockRecord, so?: p.StateOverrides, bo?: p.BlockOverrides): ExecTask {
-  const task: ExecTask = {
-    kind,
-    block: execBlockOf(block.header, block.hash),
-    args: {
-      from: req.from,
-      to: req.to,
-      gas: req.gas,
-      gasPrice: req.gasPrice,
-      maxFeePerGas: req.maxFeePerGas,
-      maxPriorityFeePerGas: req.maxPriorityFeePerGas,
-      value: req.value,
-      data: req.input,
-      nonce: req.nonce,
-      accessList: req.accessList,
-      authorizationList: req.authorizationList,
-    },
-  }
+  // only the fields the request sets: every key, even one holding undefined, is written and read again
+  // when the task is cloned to the worker
+  const args: ExecCallArgs = {}
+  if (req.from !== undefined) args.from = req.from
+  if (req.to !== undefined) args.to = req.to
+  if (req.gas !== undefined) args.gas = req.gas
+  if (req.gasPrice !== undefined) args.gasPrice = req.gasPrice
+  if (req.maxFeePerGas !== undefined) args.maxFeePerGas = req.maxFeePerGas
+  if (req.maxPriorityFeePerGas !== undefined) args.maxPriorityFeePerGas = req.maxPriorityFeePerGas
+  if (req.value !== undefined) args.value = req.value
+  if (req.input !== undefined) args.data = req.input
+  if (req.nonce !== undefined) args.nonce = req.nonce
+  if (req.accessList !== undefined) args.accessList = req.accessList
+  if (req.authorizationList !== undefined) args.authorizationList = req.authorizationList
+  const task: ExecTask = { kind, block: execBlockOf(block.header, block.hash), args }
   if (so !== undefined && so.size > 0) {
     task.stateOverrides = {}
     for (const [address, o] of so) {
@@ -73,46 +71,59 @@ function estimateAnswer(result: ExecResult): unknown {
   return done.kind === 'estimateGas' ? quantity(done.gas) : null
 }
 
+/** A request's cache key at the head it was made for. */
+interface HeadKey {
+  hash: string
+  key: string
+}
+
 export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
   const chainId = BigInt(deps.config.chainId)
   const cache = new CallResultCache()
   const keyOf = (kind: ExecTask['kind'], blockHash: string, params: readonly unknown[]) =>
     CallResultCache.key(blockHash, kind, [params[0], params[2], params[3]])
-  const cached = (kind: ExecTask['kind'], block: BlockRecord, params: readonly unknown[], task: () => ExecTask) =>
-    cache.run(keyOf(kind, block.hash, params), () => deps.executor.run(task()))
   /**
-   * A request at the head that was answered before, answered at once: the cache only holds requests that
-   * passed validation (the key is the request's JSON), so the same request needs no parsing again.
+   * The request's key at the current head when it asks for 'latest' (or names no block), else undefined.
+   * The cache only holds requests that passed validation (the key is the request's JSON), so a request
+   * found settled under it is answered at once without parsing it again.
    */
-  const answeredAtHead = (kind: ExecTask['kind'], params: readonly unknown[]): ExecResult | undefined => {
+  const headKeyOf = (kind: ExecTask['kind'], params: readonly unknown[]): HeadKey | undefined => {
     if (params.length > 2 || (params[1] !== undefined && params[1] !== 'latest')) return undefined
-    return cache.peek(keyOf(kind, deps.view.head.hash, params))
+    const hash = deps.view.head.hash
+    return { hash, key: keyOf(kind, hash, params) }
   }
-  const ethCall = async (params: readonly unknown[]): Promise<unknown> => {
+  /** The cached (or shared in-flight) result of `task` at `block`; the head's key is reused when it fits. */
+  const cached = (kind: ExecTask['kind'], block: BlockRecord, params: readonly unknown[], headKey: HeadKey | undefined, task: () => ExecTask) => {
+    const key = headKey !== undefined && headKey.hash === block.hash ? headKey.key : keyOf(kind, block.hash, params)
+    return cache.run(key, () => deps.executor.run(task()))
+  }
+  const ethCall = async (params: readonly unknown[], headKey: HeadKey | undefined): Promise<unknown> => {
     p.expectParams(params, 1, 4)
     const req = p.callRequest(params[0], 0, { chainId })
     const selector = p.blockSelector(params[1], 1, { optional: true })
     const so = p.stateOverrides(params[2], 2)
     const bo = p.blockOverrides(params[3], 3)
     const block = await resolveStateBlock(deps.view, selector)
-    return callAnswer(await cached('call', block, params, () => toTask('call', req, block, so, bo)))
+    return callAnswer(await cached('call', block, params, headKey, () => toTask('call', req, block, so, bo)))
   }
-  const estimateGas = async (params: readonly unknown[]): Promise<unknown> => {
+  const estimateGas = async (params: readonly unknown[], headKey: HeadKey | undefined): Promise<unknown> => {
     p.expectParams(params, 1, 3)
     const req = p.callRequest(params[0], 0, { chainId })
     const selector = p.blockSelector(params[1], 1, { optional: true })
     const so = p.stateOverrides(params[2], 2)
     const block = await resolveStateBlock(deps.view, selector)
-    return estimateAnswer(await cached('estimateGas', block, params, () => toTask('estimateGas', req, block, so)))
+    return estimateAnswer(await cached('estimateGas', block, params, headKey, () => toTask('estimateGas', req, block, so)))
   }
   return {
     eth_call: (params) => {
-      const known = answeredAtHead('call', params)
-      return known === undefined ? ethCall(params) : callAnswer(known)
+      const headKey = headKeyOf('call', params)
+      const known = headKey === undefined ? undefined : cache.peek(headKey.key)
+      return known === undefined ? ethCall(params, headKey) : callAnswer(known)
     },
     eth_estimateGas: (params) => {
-      const known = answeredAtHead('estimateGas', params)
-      return known === undefined ? estimateGas(params) : estimateAnswer(known)
+      const headKey = headKeyOf('estimateGas', params)
+      const known = headKey === undefined ? undefined : cache.peek(headKey.key)
+      return known === undefined ? estimateGas(params, headKey) : estimateAnswer(known)
     },
     eth_createAccessList: async (params) => {
       p.expectParams(params, 1, 2)
