@@ -317,9 +317,24 @@ let corkOrigin = '*'
 let corkVary = false
 let corkRetryAfter = ''
 
+// uWS reads a JS string argument by converting it to UTF-8 (a length pass, an allocation, a copy) and
+// bytes as they are: the header names and values every answer repeats are handed over as bytes.
+const latin1Bytes = new Map<string, Buffer>()
+const bytesOf = (text: string): Buffer | string => {
+  const known = latin1Bytes.get(text)
+  if (known !== undefined) return known
+  // statuses, content types and origins are a handful of constants; anything else goes as a string
+  if (latin1Bytes.size >= 64) return text
+  const bytes = Buffer.from(text, 'latin1')
+  latin1Bytes.set(text, bytes)
+  return bytes
+}
+const CONTENT_TYPE = Buffer.from('Content-Type')
+const ALLOW_ORIGIN = Buffer.from('Access-Control-Allow-Origin')
+
 const writeCorkedNow = (): void => {
-  const res = corkRes!.writeStatus(corkStatus).writeHeader('Content-Type', corkType)
-  if (corkOrigin !== '') res.writeHeader('Access-Control-Allow-Origin', corkOrigin)
+  const res = corkRes!.writeStatus(bytesOf(corkStatus)).writeHeader(CONTENT_TYPE, bytesOf(corkType))
+  if (corkOrigin !== '') res.writeHeader(ALLOW_ORIGIN, corkOrigin === '*' ? bytesOf('*') : corkOrigin)
   if (corkVary) res.writeHeader('Vary', 'Origin')
   if (corkRetryAfter !== '') res.writeHeader('Retry-After', corkRetryAfter)
   res.end(corkBody, corkClose)
