@@ -181,6 +181,87 @@ test('STOP and RETURN end the frame (by flag, not a thrown STOP): nothing after 
   }
 })
 
+test('dynamic gas charged without a promise per step: the same gas, output, logs and storage as the original step path', async () => {
+  const { createEVM } = await import('@ethereumjs/evm')
+  const { Common, Hardfork, Mainnet } = await import('@ethereumjs/common')
+  const { Account, Address, hexToBytes } = await import('@ethereumjs/util')
+  const push = (n) => {
+    const hex = n.toString(16).padStart(2, '0')
+    const bytes = hex.length % 2 === 0 ? hex : `0${hex}`
+    return (0x5f + bytes.length / 2).toString(16) + bytes
+  }
+  const ops = { EXP: '0a', KECCAK256: '20', ADDRESS: '30', BALANCE: '31', CALLDATACOPY: '37', CODECOPY: '39', EXTCODESIZE: '3b', RETURNDATACOPY: '3e', EXTCODEHASH: '3f', POP: '50', MLOAD: '51', MSTORE: '52', MSTORE8: '53', SLOAD: '54', SSTORE: '55', MCOPY: '5e', LOG2: 'a2', CALL: 'f1', RETURN: 'f3', STATICCALL: 'fa', REVERT: 'fd' }
+  const asm = (...parts) => parts.map((x) => (typeof x === 'string' ? ops[x] : push(x))).join('')
+  const callee = new Address(hexToBytes('0x00000000000000000000000000000000000c0de0'))
+  const self = new Address(hexToBytes('0x00000000000000000000000000000000000c0de1'))
+  const calleeN = BigInt(callee.toString())
+  const everyKind = asm(
+    3n, 0xffffn, 'EXP', 0n, 'MSTORE',
+    0xabn, 100n, 'MSTORE8',
+    64n, 0n, 'KECCAK256', 32n, 'MSTORE',
+    16n, 0n, 200n, 'CALLDATACOPY',
+    10n, 0n, 300n, 'CODECOPY',
+    300n, 'MLOAD', 1n, 'SSTORE',
+    1n, 'SLOAD', 2n, 'SSTORE',
+    'ADDRESS', 'BALANCE', 3n, 'SSTORE',
+    calleeN, 'EXTCODESIZE', 4n, 'SSTORE',
+    calleeN, 'EXTCODEHASH', 5n, 'SSTORE',
+    32n, 400n, 0n, 0n, 0n, calleeN, 0xffffn, 'CALL', 'POP',
+    32n, 0n, 500n, 'RETURNDATACOPY',
+    32n, 440n, 0n, 0n, calleeN, 0xffffn, 'STATICCALL', 'POP',
+    32n, 400n, 600n, 'MCOPY',
+    0xbeefn, 0xcafen, 64n, 0n, 'LOG2',
+    640n, 0n, 'RETURN',
+  )
+  const programs = {
+    everyKind,
+    memoryOutOfGas: asm(1n, 0xffffffn, 'MSTORE'),
+    expBigExponent: asm(2n ** 255n, 3n, 'EXP', 0n, 'MSTORE', 32n, 0n, 'RETURN'),
+    revertWithData: asm(0x2an, 0n, 'MSTORE', 32n, 0n, 'REVERT'),
+    keccakOverHugeMemory: asm(0xfffffffn, 0n, 'KECCAK256'),
+  }
+  const run = async (program, listen) => {
+    const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Osaka }) })
+    let steps = 0
+    if (listen) evm.events.on('step', () => steps++)
+    await evm.stateManager.putAccount(callee, new Account())
+    await evm.stateManager.putCode(callee, hexToBytes('0x602a60005260206000f3'))
+    await evm.stateManager.putAccount(self, new Account(0n, 12345n))
+    await evm.stateManager.putCode(self, hexToBytes(`0x${program}`))
+    const r = await evm.runCall({ to: self, gasLimit: 300_000n, data: hexToBytes('0x0102030405060708090a0b0c0d0e0f10'), skipBalance: true })
+    const slots = []
+    for (let i = 1n; i <= 5n; i++) slots.push(bytesToHex(await evm.stateManager.getStorage(self, setLengthLeft(bigIntToBytes(i), 32))))
+    if (listen) assert.ok(steps > 0)
+    return {
+      gas: r.execResult.executionGasUsed,
+      error: r.execResult.exceptionError?.error,
+      returned: bytesToHex(r.execResult.returnValue),
+      logs: (r.execResult.logs ?? []).map((log) => log.map((part) => (Array.isArray(part) ? part.map(bytesToHex) : bytesToHex(part)))),
+      slots,
+    }
+  }
+  for (const [name, program] of Object.entries(programs)) {
+    const fast = await run(program, false)
+    const original = await run(program, true)
+    assert.deepEqual(fast, original, name)
+    if (name === 'everyKind') {
+      assert.equal(fast.error, undefined)
+      assert.equal(fast.logs.length, 1)
+      assert.equal(fast.returned.length, 2 + 640 * 2)
+      assert.ok(fast.slots.every((v) => v !== '0x'), 'every slot written')
+    } else if (name === 'expBigExponent') {
+      assert.equal(fast.error, undefined)
+      // PUSH32, PUSH1, EXP (10 + 50 a byte of exponent), PUSH1, MSTORE (3 + one word of memory), PUSH1, PUSH1, RETURN
+      assert.equal(fast.gas, 3n + 3n + (10n + 50n * 32n) + 3n + (3n + 3n) + 3n + 3n)
+    } else if (name === 'revertWithData') {
+      assert.equal(fast.error, 'revert')
+      assert.equal(fast.returned, `0x${'2a'.padStart(64, '0')}`)
+    } else {
+      assert.equal(fast.error, 'out of gas', name)
+    }
+  }
+})
+
 test('bytesToBigInt (words and addresses without a hex round trip) answers as parsing the hex does', async () => {
   const { bytesToBigInt } = await import('@ethereumjs/util')
   const { randomBytes } = await import('node:crypto')
