@@ -8,6 +8,7 @@ import { Account, bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, KECCA
 import type { TrieReader } from '../chain/store/trie-reader.js'
 import { storageTriePrefix } from '../chain/store/state-db.js'
 import { ReadOnlyStateManager } from '../evm/state-manager.js'
+import { LruMap } from '../util/lru.js'
 import type { AccountReadCache, SharedReadCaches } from './read-cache.js'
 
 type Options = ConstructorParameters<typeof ReadOnlyStateManager>[0]
@@ -107,14 +108,26 @@ export class ReadCachedStateManager extends ReadOnlyStateManager {
     if (value === undefined) {
       value = this.inheritedSlot(slotKey.slice(0, 64), slotKey.slice(64))
       if (value === undefined) {
-        const hashedAddress = this.keccak(address.bytes)
-        const prefix = this._prefixStorageTrieKeys ? storageTriePrefix(hashedAddress) : ''
-        const raw = await this.tries.get(account.storageRoot, this.keccak(key), prefix)
+        const raw = await this.tries.get(account.storageRoot, this.keccak(key), this.storagePrefixOf(address))
         value = raw === null ? EMPTY : (RLP.decode(raw) as Uint8Array)
       }
       this.shared.slots.set(slotKey, value)
     }
     return value
+  }
+
+  /** Storage trie DB key prefixes by address key: a hash of the address each, and a contract's slots come in runs. */
+  private readonly storagePrefixes = new LruMap<string, string>(1024)
+
+  private storagePrefixOf(address: Address): string {
+    if (!this._prefixStorageTrieKeys) return ''
+    const key = this.addressKey(address.bytes)
+    let prefix = this.storagePrefixes.get(key)
+    if (prefix === undefined) {
+      prefix = storageTriePrefix(this.keccak(address.bytes))
+      this.storagePrefixes.set(key, prefix)
+    }
+    return prefix
   }
 
   /** A slot under a storage root the last block wrote: the value it wrote, or the one under the root before. */
