@@ -323,7 +323,7 @@ const latin1Bytes = new Map<string, Buffer>()
 const bytesOf = (text: string): Buffer | string => {
   const known = latin1Bytes.get(text)
   if (known !== undefined) return known
-  // statuses, content types and origins are a handful of constants; anything else goes as a string
+  // statuses and content types are a handful of constants; anything else goes as a string
   if (latin1Bytes.size >= 64) return text
   const bytes = Buffer.from(text, 'latin1')
   latin1Bytes.set(text, bytes)
@@ -331,10 +331,12 @@ const bytesOf = (text: string): Buffer | string => {
 }
 const CONTENT_TYPE = Buffer.from('Content-Type')
 const ALLOW_ORIGIN = Buffer.from('Access-Control-Allow-Origin')
+const ANY_ORIGIN = Buffer.from('*')
 
 const writeCorkedNow = (): void => {
   const res = corkRes!.writeStatus(bytesOf(corkStatus)).writeHeader(CONTENT_TYPE, bytesOf(corkType))
-  if (corkOrigin !== '') res.writeHeader(ALLOW_ORIGIN, corkOrigin === '*' ? bytesOf('*') : corkOrigin)
+  // an origin echoed back (a configured allow list) comes from the client: it goes as a string, uncached
+  if (corkOrigin !== '') res.writeHeader(ALLOW_ORIGIN, corkOrigin === '*' ? ANY_ORIGIN : corkOrigin)
   if (corkVary) res.writeHeader('Vary', 'Origin')
   if (corkRetryAfter !== '') res.writeHeader('Retry-After', corkRetryAfter)
   res.end(corkBody, corkClose)
