@@ -46,8 +46,11 @@ export class HeadAccountReader implements AccountReader {
       read = this.tries
         .get(this.root, this.keccak(trustedHexToBytes(address)))
         .then((rlp) => (rlp === null ? undefined : createAccountFromRLP(rlp)))
-      // a failed read is not remembered
-      read.catch(() => this.accounts.delete(address))
+      // a failed read is not remembered (unless a new head has already replaced it)
+      const failed = read
+      failed.catch(() => {
+        if (this.accounts.get(address) === failed) this.accounts.delete(address)
+      })
       this.accounts.set(address, read)
     }
     return read
