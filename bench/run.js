@@ -13,7 +13,7 @@ let failed = false
 const started = Date.now()
 
 if (!args.has('--macro-only') && only === undefined) {
-  for (const name of ['rpc', 'exec', 'build']) {
+  for (const name of ['rpc', 'exec', 'build', 'logs']) {
     try {
       const mod = await import(`./micro/${name}.js`)
       const rows = await mod.run({ time, quick })

@@ -124,10 +124,11 @@ export async function openTempChain(opts = {}) {
     headExecBlock() {
       return execBlockOf(producer.headHeader)
     },
-    async close() {
+    /** `keepData`: leave the data folder for a node to open (the caller removes it). */
+    async close({ keepData = false } = {}) {
       await producer.close()
       await level.close()
-      rmSync(dir, { recursive: true, force: true })
+      if (!keepData) rmSync(dir, { recursive: true, force: true })
     },
   }
   return chain

@@ -37,15 +37,18 @@ async function waitForRpc(url, proc, deadlineMs) {
   throw new Error(`${url} did not answer within ${deadlineMs} ms`)
 }
 
-/** @returns {Promise<{name, url, wsUrl, pid, stop()}>} */
-export async function startKeel() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'keel-bench-'))
+/**
+ * `dataDir`: a data folder to open (a chain made beforehand; removed on stop like the default temp one);
+ * `args`: extra `keel start` flags.
+ * @returns {Promise<{name, url, wsUrl, pid, stop()}>}
+ */
+export async function startKeel({ dataDir = mkdtempSync(join(tmpdir(), 'keel-bench-')), args = [] } = {}) {
   const port = await freePort()
   // KEEL_BENCH_NODE_ARGS: extra node flags for profiling the node under load (e.g. --cpu-prof)
   const nodeArgs = (process.env.KEEL_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
   const proc = spawn(process.execPath, [...nodeArgs, join(repoRoot, 'bin', 'keel.js'), 'start', '--dev', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', String(port), '--metrics-port', '0',
     // one load generator = one client IP: lift the per-IP WebSocket cap for the 1,000-subscriber fan-out
-    '--ws-max-connections-per-ip', '0'], { stdio: ['ignore', 'ignore', 'pipe'] })
+    '--ws-max-connections-per-ip', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   proc.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)))
   const url = `http://127.0.0.1:${port}`

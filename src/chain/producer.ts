@@ -224,7 +224,6 @@ export class Producer {
       { type: 'put', key: Keys.header(0n), value: header.serialize() },
       { type: 'put', key: Keys.body(0n), value: encodeBody([], []) },
       { type: 'put', key: Keys.receipts(0n), value: encodeReceipts([]) },
-      { type: 'put', key: Keys.bloom(0n), value: header.logsBloom },
       { type: 'put', key: Keys.meta('genesis'), value: hash },
       { type: 'put', key: Keys.meta('config'), value: new TextEncoder().encode(JSON.stringify(genesis)) },
       { type: 'put', key: Keys.meta('head'), value: encodeHead(0n, hash) },
@@ -417,7 +416,6 @@ export class Producer {
       { type: 'put', key: Keys.header(number), value: headerRlp },
       { type: 'put', key: Keys.body(number), value: bodyRlp },
       { type: 'put', key: Keys.receipts(number), value: receiptsRlp },
-      { type: 'put', key: Keys.bloom(number), value: header.logsBloom },
     )
     const txHashes: string[] = []
     for (let i = 0; i < included.length; i++) {
@@ -426,7 +424,7 @@ export class Producer {
       ops.push({ type: 'put', key: Keys.txLookup(txHash), value: encodeTxLookup(number, i) })
       ops.push({ type: 'del', key: Keys.pooledTx(txHash) })
     }
-    pushLogIndex(ops, number, receipts)
+    pushLogIndex(ops, number, receipts, header.logsBloom)
     for (const ptx of invalid) ops.push({ type: 'del', key: Keys.pooledTx(trustedHexToBytes(ptx.hash)) })
     ops.push({ type: 'put', key: Keys.meta('head'), value: encodeHead(number, hash) })
     // pool journal writes of transactions in this block must land before their deletion below
@@ -465,8 +463,12 @@ export class Producer {
   }
 }
 
-/** The inverted log index entries of a block: one key per distinct log address and topic. */
-function pushLogIndex(ops: LevelOp[], number: bigint, receipts: readonly ReceiptRecord[]): void {
+/**
+ * The log index entries of a block: one key per distinct log address and topic, and its bloom. Only a
+ * block with logs has a bloom entry, so that a query naming no address or topic reads the blooms of
+ * the blocks with logs and not one per block of its range.
+ */
+function pushLogIndex(ops: LevelOp[], number: bigint, receipts: readonly ReceiptRecord[], bloom: Uint8Array): void {
   const seen = new Set<string>()
   const empty = new Uint8Array(0)
   for (const receipt of receipts) {
@@ -484,6 +486,7 @@ function pushLogIndex(ops: LevelOp[], number: bigint, receipts: readonly Receipt
       }
     }
   }
+  if (seen.size > 0) ops.push({ type: 'put', key: Keys.bloom(number), value: bloom })
 }
 
 export function encodeWire(wire: TxWire): Uint8Array {

@@ -201,7 +201,7 @@ export class ChainView {
     return loc.number <= this.headInfo.number ? loc : undefined
   }
 
-  /** Blooms of a block range, for log queries (one ordered range read). */
+  /** Blooms of the blocks with logs in a range, for log queries (one ordered range read). */
   async blooms(from: bigint, to: bigint): Promise<Array<{ number: bigint; bloom: Uint8Array }>> {
     const out: Array<{ number: bigint; bloom: Uint8Array }> = []
     for await (const [key, value] of this.level.iterator({ gte: Keys.bloom(from), lte: Keys.bloom(to) })) {

@@ -7,7 +7,7 @@
 //   h + num(8)               header RLP
 //   b + num(8)               body RLP: [[tx bytes...], [sender(20)...]]
 //   r + num(8)               receipts RLP: [[status, cumulativeGasUsed, logs]...]
-//   B + num(8)               logs bloom (256)
+//   B + num(8)               logs bloom (256), only for a block with logs (before 2026-11-22: every block)
 //   A + address(20) + num(8) empty: the block has a log from this address (inverted log index)
 //   T + topic(32) + num(8)   empty: the block has a log with this topic (any position)
 //   t + txHash(32)           num(8) + txIndex(4)
