@@ -41,6 +41,7 @@ export function benchKeys(count, salt = 1) {
  *   stateHistory: --state-history (default 0, archive).
  *   plainTransfers: false makes every transfer go through the EVM (the producer's default is true).
  *   coinbase: the fee recipient (0x hex; default the dev genesis's).
+ *   gasLimit: the block gas limit (bigint; default the dev genesis's).
  */
 export async function openTempChain(opts = {}) {
   const crypto = await loadFastCrypto()
@@ -50,6 +51,7 @@ export async function openTempChain(opts = {}) {
   const config = loadConfig({ flags, env: {} })
   const genesis = devGenesis(CHAIN_ID)
   if (opts.coinbase !== undefined) genesis.coinbase = opts.coinbase
+  if (opts.gasLimit !== undefined) genesis.gasLimit = `0x${opts.gasLimit.toString(16)}`
   for (const key of opts.funded ?? []) {
     genesis.alloc[bytesToHex(privateToAddress(key))] = { balance: `0x${(1_000_000n * ETHER).toString(16)}` }
   }

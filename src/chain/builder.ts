@@ -15,10 +15,21 @@ import { applyPlainTransfer, plainTransfersApply } from './plain-transfer.js'
 import type { PooledTx } from './pooled-tx.js'
 import type { ReceiptRecord } from './receipts.js'
 
+/**
+ * The pool's transactions in inclusion order (per-sender nonce order, best tip first), taken one at a
+ * time: a sender's next transaction becomes a candidate only once the one before it is in the block.
+ */
+export interface Candidates {
+  peek(): PooledTx | undefined
+  /** The current candidate is in the block: move on to its sender's next transaction. */
+  shift(): void
+  /** The current candidate stays out: drop it and every later transaction of its sender. */
+  pop(): void
+}
+
 export interface BuildInput {
   parent: BlockHeader
-  /** Candidates in inclusion order (per-sender nonce order, best tip first). */
-  candidates: Iterable<PooledTx>
+  candidates: Candidates
   timestamp: bigint
   coinbase: Address
   gasLimit: bigint
@@ -65,7 +76,7 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
   const receipts: ReceiptRecord[] = []
   const included: PooledTx[] = []
   const invalid: PooledTx[] = []
-  const skippedSenders = new Set<string>()
+  const candidates = input.candidates
   const bloom = new Bloom(undefined, common)
   const blooms: Uint8Array[] = []
   let gasUsed = 0n
@@ -75,17 +86,18 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
   await vm.evm.journal.checkpoint()
   try {
     let sinceYield = 0
-    for (const ptx of input.candidates) {
+    // as geth's miner: a transaction fits while the gas left covers its gas limit, and the block is
+    // charged the gas it used, so transactions that ask for more gas than they use do not leave it half empty
+    for (let ptx = candidates.peek(); ptx !== undefined; ptx = candidates.peek()) {
       // warm-cache execution never waits on I/O, so without this a big block would hold the producer's
       // event loop for its whole build and every eth_sendRawTransaction would queue behind it
       if (++sinceYield === YIELD_EVERY_TXS) {
         sinceYield = 0
         await new Promise<void>((resolve) => setImmediate(resolve))
       }
-      if (skippedSenders.has(ptx.sender)) continue
       if (gasUsed + ptx.gasLimit > input.gasLimit) {
         // keep nonce order: later transactions of this sender wait for the next block
-        skippedSenders.add(ptx.sender)
+        candidates.pop()
         if (input.gasLimit - gasUsed < BLOCK_TX_OVERHEAD_GAS) break
         continue
       }
@@ -96,6 +108,7 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
         blooms.push(EMPTY_BLOOM)
         included.push(ptx)
         plainCount++
+        candidates.shift()
         continue
       }
       let result
@@ -103,7 +116,7 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
         result = await runTx(vm, { tx: ptx.tx, block: pending, blockGasUsed: gasUsed, skipHardForkValidation: true })
       } catch {
         invalid.push(ptx)
-        skippedSenders.add(ptx.sender)
+        candidates.pop()
         continue
       }
       gasUsed += result.totalGasSpent
@@ -112,6 +125,7 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
       blooms.push(result.bloom.bitvector)
       bloom.or(result.bloom)
       included.push(ptx)
+      candidates.shift()
     }
     const stateRoot = await vm.stateManager.getStateRoot()
     await vm.evm.journal.commit()

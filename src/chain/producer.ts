@@ -374,7 +374,7 @@ export class Producer {
     const nowSec = BigInt(Math.floor(Date.now() / 1000))
     const timestamp = nowSec > parent.timestamp ? nowSec : parent.timestamp + 1n
     const baseFee = parent.calcNextBaseFee()
-    const candidates = this.pool.selectForBlock(baseFee, parent.gasLimit)
+    const candidates = this.pool.orderForBlock(baseFee)
     this.trieDb.capture()
     let built: BuiltBlock
     const buildStartedAt = performance.now()
