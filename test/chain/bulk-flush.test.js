@@ -92,3 +92,59 @@ test('accounts missing from the producer cache are read through the trie reader,
     await chain.close()
   }
 })
+
+test('storage slots missing from the producer cache are read through the trie reader, as the MPT reads them', async () => {
+  const { BulkFlushStateManager } = await import('../../dist/chain/store/bulk-flush-sm.js')
+  const { FixedMerkleStateManager } = await import('../../dist/evm/state-manager.js')
+  const { Address, setLengthLeft } = await import('@ethereumjs/util')
+  const { keccak256 } = await import('ethers')
+  const { Token } = compile()
+  const abi = new Interface(Token.abi)
+  const fresh = (i) => `0x${(0xc2000 + i).toString(16).padStart(40, '0')}`
+  const chain = await openTempChain()
+  try {
+    const token = await deploy(chain, Token.bytecode)
+    for (let b = 0; b < 3; b++) {
+      for (let i = 0; i < 20; i++) {
+        await chain.submit(chain.sign(chain.dev[0].key, { to: hexToBytes(token), data: hexToBytes(abi.encodeFunctionData('transfer', [fresh(b * 100 + i), BigInt(b * 100 + i + 1)])), gasLimit: 80_000n }))
+      }
+      assert.equal((await chain.sealBlock()).txHashes.length, 20)
+    }
+    const sm = chain.producer.vm.stateManager
+    assert.ok(sm instanceof BulkFlushStateManager)
+    let storageTries = 0
+    const open = sm._getStorageTrie.bind(sm)
+    sm._getStorageTrie = (...args) => {
+      storageTries++
+      return open(...args)
+    }
+    // OpenZeppelin ERC20: balances are mapping slot 0, keccak(holder . 0)
+    const balanceSlot = (holder) => hexToBytes(keccak256(new Uint8Array([...setLengthLeft(hexToBytes(holder), 32), ...new Uint8Array(32)])))
+    const contract = new Address(hexToBytes(token))
+    const holders = [chain.dev[0].address, fresh(0), fresh(19), fresh(100), fresh(219), fresh(999) /* never held */]
+    const slots = [...holders.map(balanceSlot), new Uint8Array(32), hexToBytes(`0x${'ff'.repeat(32)}`)]
+    const stranger = new Address(hexToBytes(fresh(998)))
+    sm._caches.clear()
+    const viaReader = []
+    for (const slot of slots) viaReader.push(await sm.getStorage(contract, slot))
+    viaReader.push(await sm.getStorage(stranger, slots[0]))
+    assert.equal(storageTries, 0, 'no MPT storage trie was opened')
+    sm._caches.clear()
+    for (let i = 0; i < slots.length; i++) {
+      const viaMpt = await FixedMerkleStateManager.prototype.getStorage.call(sm, contract, slots[i])
+      assert.equal(bytesToHex(viaReader[i]), bytesToHex(viaMpt), `slot ${i}`)
+    }
+    assert.equal(bytesToHex(viaReader.at(-1)), bytesToHex(await FixedMerkleStateManager.prototype.getStorage.call(sm, stranger, slots[0])))
+    assert.ok(storageTries > 0)
+    assert.equal(BigInt(bytesToHex(viaReader[1])), 1n)
+    assert.equal(BigInt(bytesToHex(viaReader[4])), 220n)
+    assert.equal(viaReader[5].length, 0)
+    // a read is cached as the library caches it: a second read of a missing slot asks no trie
+    storageTries = 0
+    sm._caches.clear()
+    await sm.getStorage(contract, slots[5])
+    assert.deepEqual(sm._caches.storage.get(contract, slots[5]), Uint8Array.of(0x80))
+  } finally {
+    await chain.close()
+  }
+})

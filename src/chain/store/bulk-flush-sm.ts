@@ -7,7 +7,8 @@
 // Between flushes the account trie does not change, so an account missing from the cache is read with
 // the TrieReader (decoded nodes kept by hash) instead of the MPT's walk, which decodes every node on the
 // path again: a block of transfers to new recipients spent ~25 KiB and the walk's async steps per
-// transfer there.
+// transfer there. Storage tries neither: a slot missing from the cache is read the same way, under its
+// account's storage root (a token transfer to a new holder reads a slot no block has touched).
 
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
@@ -34,6 +35,10 @@ type Options = ConstructorParameters<typeof FixedMerkleStateManager>[0]
 const DELETE = new Uint8Array(0)
 /** Decoded account-trie nodes kept for reads: the upper levels of a trie of ~1M accounts. */
 const ACCOUNT_NODE_CACHE_BYTES = 4 << 20
+/** Decoded storage-trie nodes kept for reads, of every contract. */
+const STORAGE_NODE_CACHE_BYTES = 2 << 20
+/** RLP of an empty value: how the storage cache marks a slot known to be empty. */
+const RLP_EMPTY = Uint8Array.of(0x80)
 
 export class BulkFlushStateManager extends FixedMerkleStateManager {
   /** Set by the state diff recorder; the library's per-slot path (pruning) is hooked separately. */
@@ -42,6 +47,7 @@ export class BulkFlushStateManager extends FixedMerkleStateManager {
   private readonly hash: (data: Uint8Array) => Uint8Array
   private readonly bulk: boolean
   private readonly accountReader: TrieReader
+  private readonly storageReader: TrieReader
 
   constructor(opts: Options & { trie: MerklePatriciaTrie }) {
     super(opts)
@@ -53,7 +59,9 @@ export class BulkFlushStateManager extends FixedMerkleStateManager {
     this.bulk = trieOpts.useKeyHashing === true && trieOpts.useNodePruning !== true && trieOpts.keyPrefix === undefined
     // through the MPT's checkpoint layer, where a flush inside an open checkpoint leaves its nodes
     const nodes = trie.database()
-    this.accountReader = new TrieReader({ fetch: (key) => nodes.get(unprefixedHexToBytes(key)) }, ACCOUNT_NODE_CACHE_BYTES)
+    const source = { fetch: (key: string) => nodes.get(unprefixedHexToBytes(key)) }
+    this.accountReader = new TrieReader(source, ACCOUNT_NODE_CACHE_BYTES)
+    this.storageReader = new TrieReader(source, STORAGE_NODE_CACHE_BYTES)
     const put = trie.put.bind(trie)
     const del = trie.del.bind(trie)
     trie.put = async (key, value, skipKeyTransform) => {
@@ -75,6 +83,21 @@ export class BulkFlushStateManager extends FixedMerkleStateManager {
     const account = rlp !== null ? createAccountFromRLP(rlp) : undefined
     cache.put(address, account)
     return account
+  }
+
+  /** As the library's getStorage (the slot's RLP cached, an empty one as 0x80), with the trie reader. */
+  override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    const cache = this._caches?.storage
+    if (!this.bulk || cache === undefined) return super.getStorage(address, key)
+    if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
+    const cached = cache.get(address, key)
+    if (cached !== undefined) return RLP.decode(cached) as Uint8Array
+    const account = await this.getAccount(address)
+    if (account === undefined) return new Uint8Array()
+    const prefix = this._prefixStorageTrieKeys ? storageTriePrefix(this.hash(address.bytes)) : ''
+    const value = await this.storageReader.get(account.storageRoot, this.hash(key), prefix)
+    cache.put(address, key, value ?? RLP_EMPTY)
+    return value === null ? new Uint8Array() : (RLP.decode(value) as Uint8Array)
   }
 
   private defer(key: Uint8Array, value: Uint8Array, skipKeyTransform = false): void {
