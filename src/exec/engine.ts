@@ -48,6 +48,35 @@ function addressOf(hex: string): Address {
   return address
 }
 
+/** The journal's key of an address (unprefixed hex), kept with the Address: callers and coinbases repeat. */
+const journalKeys = new WeakMap<Address, string>()
+
+function journalKeyOf(address: Address): string {
+  let key = journalKeys.get(address)
+  if (key === undefined) {
+    key = address.toString().slice(2)
+    journalKeys.set(address, key)
+  }
+  return key
+}
+
+/**
+ * The warm slots of an address a call's access list does not name: none. One set serves every such
+ * address of every call; only an access list adds slots to these sets, and a call with one takes the
+ * journal's own path (a set per address), so an add here would be a bug, and throws.
+ */
+class NoWarmSlots extends Set<string> {
+  override add(): this {
+    throw new Error('internal error: a warm slot was added to the shared empty set')
+  }
+}
+const NO_WARM_SLOTS: Set<string> = new NoWarmSlots()
+
+/** journal.addAlwaysWarmAddress for a key in the journal's form, with the given (or a new) slot set. */
+function warmAddress(warm: Map<string, Set<string>>, key: string, slots: Set<string> | undefined): void {
+  if (!warm.has(key)) warm.set(key, slots ?? new Set())
+}
+
 interface Session {
   sm: FixedMerkleStateManager
   vm: VM
@@ -364,13 +393,16 @@ export class ExecEngine {
     const to = addressOf(args.to as string)
     const evm = s.vm.evm
     const journal = evm.journal
-    // the precompiles' keys are unprefixed hex already: addAlwaysWarmAddress would run a regex on each
+    // set directly by their unprefixed hex (the precompiles' keys are): addAlwaysWarmAddress would run a
+    // regex on each, and give each its own empty set of warm slots
     const warm = (journal as unknown as { alwaysWarmJournal: Map<string, Set<string>> }).alwaysWarmJournal
-    for (const address of evm.precompiles.keys()) if (!warm.has(address)) warm.set(address, new Set())
-    journal.addAlwaysWarmAddress(caller.toString())
-    journal.addAlwaysWarmAddress(to.toString())
-    if (s.vm.common.isActivatedEIP(3651)) journal.addAlwaysWarmAddress(block.header.coinbase.toString())
-    for (const item of args.accessList ?? []) {
+    const accessList = args.accessList
+    const slots = accessList === undefined ? NO_WARM_SLOTS : undefined
+    for (const address of evm.precompiles.keys()) warmAddress(warm, address, slots)
+    warmAddress(warm, journalKeyOf(caller), slots)
+    warmAddress(warm, journalKeyOf(to), slots)
+    if (s.vm.common.isActivatedEIP(3651)) warmAddress(warm, journalKeyOf(block.header.coinbase), slots)
+    for (const item of accessList ?? []) {
       journal.addAlwaysWarmAddress(item.address, true)
       for (const key of item.storageKeys) journal.addAlwaysWarmSlot(item.address, key, true)
     }

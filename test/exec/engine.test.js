@@ -229,6 +229,8 @@ describe('plain eth_call (no gas, no fee) runs the EVM directly and agrees with 
       { to: PROBE },
       { from: alice, to: PROBE, value: 1234n },
       { from: alice, to: PROBE, data: hexToBytes('0x00ff00ff'), accessList: [{ address: token, storageKeys: [] }] },
+      // the callee's slot warm from the list (the SLOAD costs 100, not 2,100)
+      { from: alice, to: PROBE, accessList: [{ address: PROBE, storageKeys: ['0x' + '00'.repeat(32)] }] },
     ]) {
       const { direct, viaRunTx } = await both(args, overrides)
       assert.equal(direct.ok, true, JSON.stringify(direct))
@@ -237,6 +239,24 @@ describe('plain eth_call (no gas, no fee) runs the EVM directly and agrees with 
       assert.ok(words[0] < CAP && words[0] > CAP - 30_000n, `gasleft ${words[0]} after intrinsic gas`)
       assert.equal(words[1], args.value ?? 0n, 'the value reached the callee')
       assert.equal(words[3], 42n)
+    }
+  })
+
+  test("an access list's slots are warm on both paths; without one, the callee's slots are cold", async () => {
+    // GAS PUSH1 0 SLOAD POP GAS SWAP1 SUB PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN: the gas of the SLOAD (+ 7)
+    const METER = '0x000000000000000000000000000000000000b10c'
+    const overrides = { stateOverrides: { [METER]: { code: hexToBytes('0x5a600054505a900360005260206000f3') } } }
+    const slot0 = '0x' + '00'.repeat(32)
+    for (const [accessList, expected] of [
+      [undefined, 2107n],
+      [[{ address: METER, storageKeys: [slot0] }], 107n],
+      [[{ address: token, storageKeys: [slot0] }], 2107n],
+    ]) {
+      const args = accessList === undefined ? { from: alice, to: METER } : { from: alice, to: METER, accessList }
+      const { direct, viaRunTx } = await both(args, overrides)
+      assert.equal(direct.ok, true, JSON.stringify(direct))
+      assert.deepEqual(direct, viaRunTx)
+      assert.equal(BigInt(direct.returnData), expected, JSON.stringify(accessList))
     }
   })
 
