@@ -21,6 +21,9 @@ import { StateReader } from './state-reader.js'
 import type { StateDiff } from '../chain/state-diff.js'
 import { blockHashSource } from '../evm/block-hashes.js'
 import { GasWatch } from './gas-watch.js'
+import { haltMessage } from './halt-message.js'
+import { feeCheck, gasLimitCheck, insufficientFunds, PrecheckError } from './precheck.js'
+import type { HaltError } from './halt-message.js'
 import type { WatchedEvm } from './gas-watch.js'
 import type { ExecAccessListItem, ExecBlock, ExecCallArgs, ExecLimits, ExecResult, ExecTask } from './types.js'
 import { LruMap } from '../util/lru.js'
@@ -82,22 +85,6 @@ interface Session {
   vm: VM
 }
 
-const EVM_ERRORS: Record<string, string> = {
-  'out of gas': 'out of gas',
-  'invalid opcode': 'invalid opcode',
-  'stack underflow': 'stack underflow',
-  'stack overflow': 'stack limit reached 1024 (1023)',
-  'invalid JUMP': 'invalid jump destination',
-  'static state change': 'write protection',
-  'code size to deposit exceeds maximum code size': 'max code size exceeded',
-  'code store out of gas': 'contract creation code storage out of gas',
-  'create collision': 'contract address collision',
-  'value overflow': 'gas uint64 overflow',
-  'invalid input length': 'invalid input length',
-  'initcode exceeds max initcode size': 'max initcode size exceeded',
-  'insufficient balance': 'insufficient balance for transfer',
-}
-
 /**
  * `needed`: the gas the execution consumed before refunds (at least the intrinsic minimum). With a limit
  * below it the same execution runs out of gas; with exactly it, it usually succeeds.
@@ -157,9 +144,15 @@ export class ExecEngine {
     try {
       switch (task.kind) {
         case 'call': {
-          const outcome = await this.withState(task, (s, block) =>
-            isPlainMessage(task.args) ? this.plainCall(s, block, task) : this.runOnce(s, block, task, this.callGas(task)),
-          )
+          const gas = this.callGas(task)
+          let outcome: Outcome
+          try {
+            outcome = await this.withState(task, (s, block) => (isPlainMessage(task.args) ? this.plainCall(s, block, task, gas) : this.runOnce(s, block, task, gas)))
+          } catch (err) {
+            // geth's eth_call: "err: %w (supplied gas %d)" around what ApplyMessage refused
+            if (err instanceof PrecheckError) throw serverError(`err: ${err.message} (supplied gas ${gas})`)
+            throw err
+          }
           return { ok: true, kind: 'call', returnData: this.callResult(outcome) }
         }
         case 'estimateGas':
@@ -277,8 +270,12 @@ export class ExecEngine {
     return common.gteHardfork(Hardfork.Osaka) && cap > TX_GAS_CAP_OSAKA ? TX_GAS_CAP_OSAKA : cap
   }
 
-  private callGas(task: ExecTask): bigint {
-    const ceiling = this.gasCeiling(this.common)
+  /**
+   * The gas a message runs with: what it names, at most `ceiling`. eth_call's ceiling for a plain message
+   * is the RPC gas cap alone, as geth's eth_call skips the transaction checks (EIP-7825's cap among them);
+   * a message that goes through runTx is held to the per-transaction cap its transaction object enforces.
+   */
+  private callGas(task: ExecTask, ceiling = isPlainMessage(task.args) ? this.limits.gasCap : this.gasCeiling(this.common)): bigint {
     const gas = task.args.gas
     return gas === undefined || gas > ceiling ? ceiling : gas
   }
@@ -331,8 +328,12 @@ export class ExecEngine {
     reportAccessList = false,
   ): Promise<Outcome> {
     const args = task.args
+    const feeError = feeCheck(args, block.header.baseFeePerGas ?? 0n)
+    if (feeError !== undefined) throw feeError
     const { account } = await this.fundedSender(s, args, gasLimit)
     const tx = this.buildTx(s.vm.common, args, gasLimit, args.nonce ?? account.nonce, accessList)
+    const gasError = gasLimitCheck(gasLimit, { intrinsic: tx.getIntrinsicGas(), minimum: tx.getMinimumGasLimit() })
+    if (gasError !== undefined) throw gasError
     await s.vm.evm.journal.checkpoint()
     let result: RunTxResult
     try {
@@ -346,7 +347,7 @@ export class ExecEngine {
         reportAccessList,
       })
     } catch (err) {
-      throw serverError(cleanRunTxError((err as Error).message, args.from ?? ZERO_ADDRESS))
+      throw new PrecheckError(cleanRunTxError((err as Error).message, args.from ?? ZERO_ADDRESS))
     } finally {
       await s.vm.evm.journal.revert()
     }
@@ -355,13 +356,23 @@ export class ExecEngine {
     return outcomeOf(result, used > minimum ? used : minimum)
   }
 
+  private async affords(s: Session, args: ExecCallArgs, gasLimit: bigint): Promise<boolean> {
+    try {
+      await this.fundedSender(s, args, gasLimit)
+      return true
+    } catch (err) {
+      if (err instanceof PrecheckError) return false
+      throw err
+    }
+  }
+
   /** The sender, which must afford gas * price + value as geth's buyGas demands (also for eth_call). */
   private async fundedSender(s: Session, args: ExecCallArgs, gasLimit: bigint): Promise<{ address: Address; account: Account }> {
     const address = addressOf(args.from ?? ZERO_ADDRESS)
     const account = (await s.sm.getAccount(address)) ?? new Account()
     const cost = gasLimit * (args.maxFeePerGas ?? args.gasPrice ?? 0n) + (args.value ?? 0n)
     if (account.balance < cost) {
-      throw serverError(`insufficient funds for gas * price + value: address ${checksum(address.toString())} have ${account.balance} want ${cost}`)
+      throw insufficientFunds(address.toString(), account.balance, cost)
     }
     return { address, account }
   }
@@ -372,12 +383,12 @@ export class ExecEngine {
    * the message directly after the same preparation: intrinsic gas taken, origin, precompiles, target and
    * coinbase warm (EIP-2929/3651), the access list warm. About half the cost of going through runTx.
    */
-  private async plainCall(s: Session, block: Block, task: ExecTask): Promise<Outcome> {
+  private async plainCall(s: Session, block: Block, task: ExecTask, gasLimit: bigint): Promise<Outcome> {
     const args = task.args
-    const gasLimit = this.callGas(task)
     const { account } = await this.fundedSender(s, args, gasLimit)
     const gas = messageGas(s.vm.common, args.data ?? EMPTY, args.accessList) ?? this.txGas(s, args, gasLimit, account.nonce)
-    if (gasLimit < gas.minimum) throw serverError(`intrinsic gas too low: have ${gasLimit}, want ${gas.minimum}`)
+    const gasError = gasLimitCheck(gasLimit, gas)
+    if (gasError !== undefined) throw gasError
     return this.runDirect(s, block, args, account, gasLimit, gas)
   }
 
@@ -449,20 +460,27 @@ export class ExecEngine {
       if (feeCap > 0n) {
         const from = addressOf(args.from ?? ZERO_ADDRESS)
         const balance = (await s.sm.getAccount(from))?.balance ?? 0n
-        const available = balance - (args.value ?? 0n)
-        if (available < 0n) throw serverError('insufficient funds for transfer')
-        const allowance = available / feeCap
+        const value = args.value ?? 0n
+        if (value >= balance) throw serverError('insufficient funds for transfer')
+        const allowance = (balance - value) / feeCap
         if (allowance < hi) hi = allowance
       }
-      // a plain transfer to an account without code costs exactly 21000
-      if (args.to && (args.data === undefined || args.data.length === 0) && args.authorizationList === undefined) {
+      // a plain transfer to an account without code costs exactly 21000, if the sender can send it at that
+      // (else the search below fails as geth's does)
+      if (args.to && (args.data === undefined || args.data.length === 0) && args.authorizationList === undefined && hi >= 21000n) {
         const code = await s.sm.getCode(addressOf(args.to as string))
-        if (code.length === 0) {
-          if (hi < 21000n) throw serverError(`gas required exceeds allowance (${hi})`)
-          return 21000n
+        if (code.length === 0 && feeCheck(args, block.header.baseFeePerGas ?? 0n) === undefined && (await this.affords(s, args, 21000n))) return 21000n
+      }
+      const tryLimit = await this.prober(s, block, task)
+      // geth's estimator: "failed with %d gas: %w" around what ApplyMessage refused
+      const probe = async (limit: bigint): Promise<Outcome> => {
+        try {
+          return await tryLimit(limit)
+        } catch (err) {
+          if (err instanceof PrecheckError) throw serverError(`failed with ${limit} gas: ${err.message}`)
+          throw err
         }
       }
-      const probe = await this.prober(s, block, task)
       const evm = s.vm.evm as typeof s.vm.evm & WatchedEvm
       const watch = new GasWatch()
       evm.keelGasWatch = watch
@@ -539,7 +557,7 @@ export class ExecEngine {
 
   private async accessList(task: ExecTask): Promise<ExecResult> {
     return this.withState(task, async (s, block) => {
-      const gas = this.callGas(task)
+      const gas = this.callGas(task, this.gasCeiling(s.vm.common))
       const from = (task.args.from ?? ZERO_ADDRESS).toLowerCase()
       const to = task.args.to?.toLowerCase()
       let list = task.args.accessList ?? []
@@ -576,7 +594,7 @@ function outcomeOf(result: RunTxResult, needed: bigint): Outcome {
   const error = result.execResult.exceptionError
   if (error === undefined) return { kind: 'success', result, needed }
   if (error.error === 'revert') return { kind: 'revert', result, needed }
-  return { kind: 'evmError', result, message: EVM_ERRORS[error.error] ?? error.error, needed }
+  return { kind: 'evmError', result, message: haltMessage(error as HaltError), needed }
 }
 
 /**

@@ -218,6 +218,61 @@ test('a panic revert -> code 3 with the Panic(uint256) data', async () => {
   assert.equal(call.error.data, concat([keccakText('Panic(uint256)').slice(0, 10), AbiCoder.defaultAbiCoder().encode(['uint256'], [0x12])]))
 })
 
+// --- eth_call / eth_estimateGas: halts and refused messages, in geth's words -----------------------
+
+const SCRATCH = '0x00000000000000000000000000000000000c0de5'
+const callCode = (code, extra = {}) => rpc(node.url, 'eth_call', [{ to: SCRATCH, ...extra }, 'latest', { [SCRATCH]: { code } }])
+
+test('EVM halts are worded as geth words them (core/vm/errors.go), not as the library does', async () => {
+  for (const [code, message] of [
+    ['0xfe', 'invalid opcode: INVALID'],
+    ['0x0c', 'invalid opcode: opcode 0xc not defined'],
+    ['0x600056', 'invalid jump destination'], // PUSH1 0 JUMP
+    ['0x01', 'stack underflow (0 <=> 2)'], // ADD on an empty stack
+    ['0x60018f', 'stack underflow (1 <=> 16)'], // PUSH1 1 DUP16
+    ['0x600160026003f1', 'stack underflow (3 <=> 7)'], // three items for CALL
+  ]) {
+    assertError(await callCode(code), -32000, message)
+  }
+  const estimate = await rpc(node.url, 'eth_estimateGas', [{ from: DEV_ADDRESSES[6], to: SCRATCH }, 'latest', { [SCRATCH]: { code: '0xfe' } }])
+  assertError(estimate, -32000, 'invalid opcode: INVALID')
+})
+
+test('a plain eth_call gets the RPC gas cap (50M), above the EIP-7825 per-transaction cap, as in geth', async () => {
+  // GAS PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN: the gas left after the intrinsic 21000 and GAS's own 2
+  const call = await callCode('0x5a60005260206000f3')
+  assert.equal(BigInt(call.result), 50_000_000n - 21_000n - 2n)
+})
+
+test('eth_call below the intrinsic gas, then below the EIP-7623 calldata floor: "err: … (supplied gas N)"', async () => {
+  // 100 non-zero bytes: intrinsic 21000 + 100 * 16 = 22600, floor 21000 + 400 tokens * 10 = 25000
+  const data = `0x${'ff'.repeat(100)}`
+  assertError(await callCode('0x', { data, gas: '0x5000' }), -32000, 'err: intrinsic gas too low: have 20480, want 22600 (supplied gas 20480)')
+  assertError(await callCode('0x', { data, gas: '0x5a3c' }), -32000, 'err: insufficient gas for floor data gas cost: have 23100, want 25000 (supplied gas 23100)')
+})
+
+test('a tip above the fee cap, in eth_call and eth_estimateGas (a tip alone has a fee cap of 0)', async () => {
+  const from = DEV_ADDRESSES[6]
+  const tipAboveCap = (tip, cap) => `max priority fee per gas higher than max fee per gas: address ${from}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${cap}`
+  const call = await rpc(node.url, 'eth_call', [{ from, to: DEV_ADDRESSES[9], maxFeePerGas: '0x10', maxPriorityFeePerGas: '0x20', gas: '0x5208' }, 'latest'])
+  assertError(call, -32000, `err: ${tipAboveCap(32, 16)} (supplied gas 21000)`)
+  const tipOnly = await rpc(node.url, 'eth_call', [{ from, to: DEV_ADDRESSES[9], maxPriorityFeePerGas: '0x1', gas: '0x5208' }, 'latest'])
+  assertError(tipOnly, -32000, `err: ${tipAboveCap(1, 0)} (supplied gas 21000)`)
+  const estimate = await rpc(node.url, 'eth_estimateGas', [{ from, to: DEV_ADDRESSES[9], maxFeePerGas: '0x10', maxPriorityFeePerGas: '0x20' }])
+  assertError(estimate, -32000, new RegExp(`^failed with \\d+ gas: ${tipAboveCap(32, 16)}$`))
+})
+
+test('eth_estimateGas of a transfer worth more than the balance fails as geth fails it (not 21000)', async () => {
+  const from = DEV_ADDRESSES[7]
+  const value = 10n ** 30n
+  const noFee = await rpc(node.url, 'eth_estimateGas', [{ from, to: DEV_ADDRESSES[9], value: `0x${value.toString(16)}` }])
+  assertError(noFee, -32000, new RegExp(`^failed with \\d+ gas: insufficient funds for gas \\* price \\+ value: address ${from} have \\d+ want ${value}$`))
+  // with a fee cap, geth's estimator checks the value against the balance before anything runs
+  const withFee = await rpc(node.url, 'eth_estimateGas', [{ from, to: DEV_ADDRESSES[9], value: `0x${value.toString(16)}`, gasPrice: '0x1' }])
+  assertError(withFee, -32000, 'insufficient funds for transfer')
+  assert.equal(await rpcResult(node.url, 'eth_estimateGas', [{ from, to: DEV_ADDRESSES[9], value: '0x1' }]), '0x5208')
+})
+
 // --- eth_sendRawTransaction rejections (all -32000) -------------------------------------------
 
 test('nonce too low', async () => {
@@ -372,12 +427,17 @@ test('max fee per gas less than block base fee', async (t) => {
   const feeCapTooLow = new RegExp(
     `^max fee per gas less than block base fee: address ${DEV_ADDRESSES[5]}, maxFeePerGas: 1, baseFee: \\d+$`,
   )
-  // eth_call/eth_estimateGas with explicit fees run geth's state-transition pre-check.
+  // eth_call/eth_estimateGas with explicit fees run geth's state-transition pre-check; geth's eth_call
+  // wraps what it refuses as "err: <reason> (supplied gas N)", its estimator as "failed with N gas: <reason>"
   const call = await rpc(node.url, 'eth_call', [
-    { from: DEV_ADDRESSES[5], to: DEV_ADDRESSES[9], value: '0x1', maxFeePerGas: '0x1', maxPriorityFeePerGas: '0x1' },
+    { from: DEV_ADDRESSES[5], to: DEV_ADDRESSES[9], value: '0x1', maxFeePerGas: '0x1', maxPriorityFeePerGas: '0x1', gas: '0x7530' },
     'latest',
   ])
-  assertError(call, -32000, feeCapTooLow)
+  assertError(call, -32000, new RegExp(`^err: ${feeCapTooLow.source.slice(1, -1)} \\(supplied gas 30000\\)$`))
+  const estimate = await rpc(node.url, 'eth_estimateGas', [
+    { from: DEV_ADDRESSES[5], to: DEV_ADDRESSES[9], value: '0x1', maxFeePerGas: '0x1', maxPriorityFeePerGas: '0x1' },
+  ])
+  assertError(estimate, -32000, new RegExp(`^failed with \\d+ gas: ${feeCapTooLow.source.slice(1, -1)}$`))
   // geth's pool admits such a tx and parks it until the base fee falls; a node may also refuse it, but
   // then in geth's words. Either way it must not be mined while the base fee stays above its fee cap.
   const raw = await signTransfer(DEV_KEYS[5], { maxFeePerGas: 1n, maxPriorityFeePerGas: 1n })

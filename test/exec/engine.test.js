@@ -208,8 +208,9 @@ describe('the read caches survive the revert and stay right', () => {
 })
 
 describe('plain eth_call (no gas, no fee) runs the EVM directly and agrees with the runTx path', () => {
-  // A call naming `gas` goes through runTx; the same call without it takes the direct path. Both must see
-  // the same gas (intrinsic gas taken, the same warm addresses), value, storage and revert data.
+  // A plain message runs in the EVM directly; the same message through runTx (the path of calls that pay
+  // a fee, create or carry authorizations) must see the same gas (intrinsic gas taken, the same warm
+  // addresses), value, storage and revert data. The second run is sent down the runTx path by hand.
   const CAP = 1n << 24n
   const PROBE = '0x00000000000000000000000000000000000a11ce'
   // GAS PUSH1 0 MSTORE ; SELFBALANCE PUSH1 32 MSTORE ; PUSH20 token BALANCE POP ; GAS PUSH1 64 MSTORE ;
@@ -218,9 +219,20 @@ describe('plain eth_call (no gas, no fee) runs the EVM directly and agrees with 
     hexToBytes(`0x5a600052476020527373${token.slice(2)}31505a604052600054606052608060 00f3`.replace('7373', '73').replace(' ', ''))
 
   async function both(args, extra = {}) {
-    const direct = await engine.run(task('call', args, extra))
-    const viaRunTx = await engine.run(task('call', { ...args, gas: CAP }, extra))
-    return { direct, viaRunTx }
+    const direct = await engine.run(task('call', { ...args, gas: CAP }, extra))
+    const plainCall = engine.plainCall
+    let ranTx = 0
+    engine.plainCall = (s, block, t, gas) => {
+      ranTx++
+      return engine.runOnce(s, block, t, gas)
+    }
+    try {
+      const viaRunTx = await engine.run(task('call', { ...args, gas: CAP }, extra))
+      assert.equal(ranTx, 1, 'the second run went through runTx')
+      return { direct, viaRunTx }
+    } finally {
+      engine.plainCall = plainCall
+    }
   }
 
   test('gasleft, value, cold account access and storage are the same on both paths', async () => {

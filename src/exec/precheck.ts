@@ -1,0 +1,43 @@
+// geth's checks of a message before the EVM runs it (core/state_transition.go: preCheck, buyGas, then
+// the intrinsic gas and the EIP-7623 floor), in its order and words. geth's API wraps what they reject:
+// eth_call as "err: <reason> (supplied gas N)", eth_estimateGas as "failed with N gas: <reason>"; the
+// engine adds the wrapping, so the checks throw a PrecheckError it can tell apart from a halt or revert.
+
+import { toChecksumAddress } from '@ethereumjs/util'
+import { ErrorCode, RpcError } from '../rpc/errors.js'
+import type { MessageGas } from './intrinsic-gas.js'
+import type { ExecCallArgs } from './types.js'
+
+export class PrecheckError extends RpcError {
+  constructor(message: string) {
+    super(ErrorCode.Server, message)
+    this.name = 'PrecheckError'
+  }
+}
+
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000'
+
+/** A message that names no fee is not checked (eth_call's NoBaseFee); one naming only a tip has a fee cap of zero. */
+export function feeCheck(args: ExecCallArgs, baseFee: bigint): PrecheckError | undefined {
+  const feeCap = args.gasPrice ?? args.maxFeePerGas ?? 0n
+  const tip = args.gasPrice ?? args.maxPriorityFeePerGas ?? 0n
+  if (feeCap === 0n && tip === 0n) return undefined
+  const from = toChecksumAddress(args.from ?? ZERO_ADDRESS)
+  if (feeCap < tip) {
+    return new PrecheckError(`max priority fee per gas higher than max fee per gas: address ${from}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`)
+  }
+  if (feeCap < baseFee) return new PrecheckError(`max fee per gas less than block base fee: address ${from}, maxFeePerGas: ${feeCap}, baseFee: ${baseFee}`)
+  return undefined
+}
+
+/** buyGas: the sender must afford gas limit * fee cap + value. */
+export function insufficientFunds(from: string, have: bigint, want: bigint): PrecheckError {
+  return new PrecheckError(`insufficient funds for gas * price + value: address ${toChecksumAddress(from)} have ${have} want ${want}`)
+}
+
+/** The two floors under a message's gas limit: the intrinsic gas, then the EIP-7623 calldata floor. */
+export function gasLimitCheck(gasLimit: bigint, gas: MessageGas): PrecheckError | undefined {
+  if (gasLimit < gas.intrinsic) return new PrecheckError(`intrinsic gas too low: have ${gasLimit}, want ${gas.intrinsic}`)
+  if (gasLimit < gas.minimum) return new PrecheckError(`insufficient gas for floor data gas cost: have ${gasLimit}, want ${gas.minimum}`)
+  return undefined
+}
