@@ -310,6 +310,25 @@ export function uint64(v: unknown, i: number): bigint {
   return decodeU64(v, argSite(i))
 }
 
+/**
+ * A count given as hex or decimal, as a JSON number or a string (geth math.HexOrDecimal64: eth_feeHistory's
+ * block count, which some clients send as a plain number).
+ */
+export function hexOrDecimal64(v: unknown, i: number): bigint {
+  required(v, i)
+  let text: string
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v)
+  if (typeof v === 'string') text = v
+  else text = JSON.stringify(v)
+  // strconv.ParseUint: digits only, base 16 after 0x/0X, base 10 otherwise; "" is 0
+  const hex = text.startsWith('0x') || text.startsWith('0X')
+  const digits = hex ? text.slice(2) : text
+  const valid = text === '' || (hex ? /^[0-9a-fA-F]+$/.test(digits) : /^[0-9]+$/.test(digits))
+  const n = text === '' ? 0n : valid ? BigInt(hex ? `0x${digits}` : digits) : -1n
+  if (n < 0n || n > 0xffffffffffffffffn) throw argError(argSite(i), `invalid hex or decimal integer ${JSON.stringify(text)}`)
+  return n
+}
+
 /** QUANTITY up to 64 bits used as an index or count (geth hexutil.Uint); returns a number when safe. */
 export function uint(v: unknown, i: number): number {
   required(v, i)

@@ -85,6 +85,14 @@ test('eth_blockNumber, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory', 
   const oldest = BigInt(history.oldestBlock)
   const newest = BigInt((await call('eth_getBlockByNumber', [toQuantity(oldest + 3n), false])).baseFeePerGas)
   assert.equal(BigInt(history.baseFeePerGas[3]), newest)
+
+  // the block count is geth's math.HexOrDecimal64: a JSON number or a decimal string count as well
+  const at = toQuantity(oldest + 3n)
+  const byHex = await checked('eth_feeHistory', ['0x4', at, [25, 75]])
+  assert.deepEqual(await call('eth_feeHistory', [4, at, [25, 75]]), byHex)
+  assert.deepEqual(await call('eth_feeHistory', ['4', at, [25, 75]]), byHex)
+  const bad = await rpc(node.url, 'eth_feeHistory', ['four', at, []])
+  assert.deepEqual(bad.error, { code: -32602, message: 'invalid argument 0: invalid hex or decimal integer "four"' })
 })
 
 test('eth_getBalance, eth_getTransactionCount, eth_getCode, eth_getStorageAt', async () => {

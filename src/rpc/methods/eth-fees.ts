@@ -86,7 +86,7 @@ export function feeMethods(deps: MethodDeps): Record<string, MethodHandler> {
     },
     eth_feeHistory: async (params) => {
       p.expectParams(params, 2, 3)
-      const count = Number(p.uint64(params[0], 0))
+      const count = Number(p.hexOrDecimal64(params[0], 0))
       const newestRef = p.blockTag(params[1], 1)
       let percentiles: number[] | undefined
       if (params[2] !== undefined && params[2] !== null) {
