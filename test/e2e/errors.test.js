@@ -273,6 +273,17 @@ test('eth_estimateGas of a transfer worth more than the balance fails as geth fa
   assert.equal(await rpcResult(node.url, 'eth_estimateGas', [{ from, to: DEV_ADDRESSES[9], value: '0x1' }]), '0x5208')
 })
 
+test('eth_estimateGas takes block overrides as its fourth parameter, as geth does', async () => {
+  // NUMBER PUSH2 0x1000 EQ PUSH1 12 JUMPI PUSH1 0 DUP1 REVERT JUMPDEST STOP: succeeds only in block 0x1000
+  const code = `0x${'43' + '611000' + '14' + '600c' + '57' + '6000' + '80' + 'fd' + '5b' + '00'}`
+  const args = { from: DEV_ADDRESSES[6], to: SCRATCH }
+  const plain = await rpc(node.url, 'eth_estimateGas', [args, 'latest', { [SCRATCH]: { code } }])
+  assertError(plain, 3, 'execution reverted')
+  const inBlock = await rpcResult(node.url, 'eth_estimateGas', [args, 'latest', { [SCRATCH]: { code } }, { number: '0x1000' }])
+  assert.ok(BigInt(inBlock) > 21_000n && BigInt(inBlock) < 22_000n, inBlock)
+  assertError(await rpc(node.url, 'eth_estimateGas', [args, 'latest', {}, {}, {}]), -32602, 'too many arguments, want at most 4')
+})
+
 // --- eth_sendRawTransaction rejections (all -32000) -------------------------------------------
 
 test('nonce too low', async () => {

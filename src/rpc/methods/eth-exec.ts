@@ -106,13 +106,15 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
     const block = await resolveStateBlock(deps.view, selector)
     return callAnswer(await cached('call', block, params, headKey, () => toTask('call', req, block, so, bo)))
   }
+  // geth's eth_estimateGas takes block overrides as a fourth parameter, as eth_call does
   const estimateGas = async (params: readonly unknown[], headKey: HeadKey | undefined): Promise<unknown> => {
-    p.expectParams(params, 1, 3)
+    p.expectParams(params, 1, 4)
     const req = p.callRequest(params[0], 0, { chainId })
     const selector = p.blockSelector(params[1], 1, { optional: true })
     const so = p.stateOverrides(params[2], 2)
+    const bo = p.blockOverrides(params[3], 3)
     const block = await resolveStateBlock(deps.view, selector)
-    return estimateAnswer(await cached('estimateGas', block, params, headKey, () => toTask('estimateGas', req, block, so)))
+    return estimateAnswer(await cached('estimateGas', block, params, headKey, () => toTask('estimateGas', req, block, so, bo)))
   }
   return {
     eth_call: (params) => {
