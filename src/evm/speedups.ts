@@ -22,6 +22,7 @@ export const PATCHED_FILES: ReadonlyArray<{ pkg: string; file: string; marker: s
   { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'const nativeHexSlice = Buffer.prototype.hexSlice' },
   { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'function smallBytesToBigInt(' },
   { pkg: '@ethereumjs/rlp', file: 'index.js', marker: 'function decodeAt(' },
+  { pkg: '@ethereumjs/vm', file: 'runTx.js', marker: 'opts.keelSkipSenderCodeCheck !== true' },
 ]
 
 /** The patched files that are not (empty when all are). */

@@ -337,15 +337,17 @@ export class ExecEngine {
     await s.vm.evm.journal.checkpoint()
     let result: RunTxResult
     try {
-      result = await runTx(s.vm, {
+      const opts: CallRunTxOpts = {
         tx,
         block,
         skipNonce: true,
         skipBalance: true,
         skipBlockGasLimitValidation: true,
         skipHardForkValidation: true,
+        keelSkipSenderCodeCheck: true,
         reportAccessList,
-      })
+      }
+      result = await runTx(s.vm, opts)
     } catch (err) {
       throw new PrecheckError(cleanRunTxError((err as Error).message, args.from ?? ZERO_ADDRESS))
     } finally {
@@ -582,6 +584,9 @@ export class ExecEngine {
 
 const checksum = (address: string): string => toChecksumAddress(address)
 
+/** runTx's options with the patched (patches/) EIP-3607 switch: geth's eth_call lets a contract be the sender. */
+type CallRunTxOpts = Parameters<typeof runTx>[1] & { keelSkipSenderCodeCheck: boolean }
+
 /** A message (not a creation) that pays no fee and carries no authorizations: see plainCall. */
 function isPlainMessage(a: ExecCallArgs): boolean {
   return (
@@ -639,7 +644,6 @@ function cleanRunTxError(message: string, from: string): string {
   if (match) return `max fee per gas less than block base fee: address ${checksum(from)}, maxFeePerGas: ${match[1]}, baseFee: ${match[2]}`
   match = /upfront cost is: (\d+) and the sender's account \(\S+\) only has: (\d+)/.exec(m) ?? /max cost is: (\d+) and the sender's account \(\S+\) only has: (\d+)/.exec(m)
   if (match) return `insufficient funds for gas * price + value: address ${checksum(from)} have ${match[2]} want ${match[1]}`
-  if (/EIP-3607/.test(m)) return `sender not an eoa: address ${checksum(from)}`
   return m
 }
 

@@ -273,6 +273,17 @@ test('eth_estimateGas of a transfer worth more than the balance fails as geth fa
   assert.equal(await rpcResult(node.url, 'eth_estimateGas', [{ from, to: DEV_ADDRESSES[9], value: '0x1' }]), '0x5208')
 })
 
+test('a contract may be the sender of eth_call / eth_estimateGas, fees named or not (geth skips EIP-3607 there)', async () => {
+  const from = reverterAddress
+  const funded = { [from]: { balance: '0x3635c9adc5dea00000' } }
+  const fee = { maxFeePerGas: `0x${(100n * GWEI).toString(16)}`, maxPriorityFeePerGas: '0x1' }
+  assert.equal(await rpcResult(node.url, 'eth_call', [{ from, to: DEV_ADDRESSES[9], value: '0x1', ...fee }, 'latest', funded]), '0x')
+  assert.equal(await rpcResult(node.url, 'eth_estimateGas', [{ from, to: DEV_ADDRESSES[9], value: '0x1', ...fee }, 'latest', funded]), '0x5208')
+  // a creation goes through runTx too
+  const { Storage } = compile()
+  assert.equal(await rpcResult(node.url, 'eth_call', [{ from, data: Storage.bytecode }, 'latest']), Storage.deployedBytecode)
+})
+
 test('eth_estimateGas takes block overrides as its fourth parameter, as geth does', async () => {
   // NUMBER PUSH2 0x1000 EQ PUSH1 12 JUMPI PUSH1 0 DUP1 REVERT JUMPDEST STOP: succeeds only in block 0x1000
   const code = `0x${'43' + '611000' + '14' + '600c' + '57' + '6000' + '80' + 'fd' + '5b' + '00'}`
