@@ -23,6 +23,7 @@ export const PATCHED_FILES: ReadonlyArray<{ pkg: string; file: string; marker: s
   { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'function smallBytesToBigInt(' },
   { pkg: '@ethereumjs/rlp', file: 'index.js', marker: 'function decodeAt(' },
   { pkg: '@ethereumjs/vm', file: 'runTx.js', marker: 'opts.keelSkipSenderCodeCheck !== true' },
+  { pkg: '@ethereumjs/tx', file: 'util/internal.js', marker: 'opts.keelNoGasLimitCap !== true' },
 ]
 
 /** The patched files that are not (empty when all are). */

@@ -271,13 +271,13 @@ export class ExecEngine {
   }
 
   /**
-   * The gas a message runs with: what it names, at most `ceiling`. eth_call's ceiling for a plain message
-   * is the RPC gas cap alone, as geth's eth_call skips the transaction checks (EIP-7825's cap among them);
-   * a message that goes through runTx is held to the per-transaction cap its transaction object enforces.
+   * The gas eth_call and eth_createAccessList run a message with: what it names, at most the RPC gas cap.
+   * geth's skip the transaction checks, EIP-7825's per-transaction cap among them (estimates keep it).
    */
-  private callGas(task: ExecTask, ceiling = isPlainMessage(task.args) ? this.limits.gasCap : this.gasCeiling(this.common)): bigint {
+  private callGas(task: ExecTask): bigint {
+    const cap = this.limits.gasCap
     const gas = task.args.gas
-    return gas === undefined || gas > ceiling ? ceiling : gas
+    return gas === undefined || gas > cap ? cap : gas
   }
 
   private buildTx(common: Common, args: ExecCallArgs, gasLimit: bigint, nonce: bigint, accessList?: ExecAccessListItem[]): TypedTransaction {
@@ -313,7 +313,8 @@ export class ExecEngine {
         accessList: list ?? [],
       }
     }
-    const tx = createTx(txData as never, { common, freeze: false, allowUnlimitedInitCodeSize: false })
+    // keelNoGasLimitCap (patches/): a call may carry more gas than EIP-7825 lets a transaction carry
+    const tx = createTx(txData as never, { common, freeze: false, allowUnlimitedInitCodeSize: false, keelNoGasLimitCap: true } as never)
     const from = addressOf(args.from ?? ZERO_ADDRESS)
     ;(tx as { getSenderAddress: () => Address }).getSenderAddress = () => from
     return tx
@@ -559,7 +560,7 @@ export class ExecEngine {
 
   private async accessList(task: ExecTask): Promise<ExecResult> {
     return this.withState(task, async (s, block) => {
-      const gas = this.callGas(task, this.gasCeiling(s.vm.common))
+      const gas = this.callGas(task)
       const from = (task.args.from ?? ZERO_ADDRESS).toLowerCase()
       const to = task.args.to?.toLowerCase()
       let list = task.args.accessList ?? []

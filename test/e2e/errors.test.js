@@ -238,10 +238,14 @@ test('EVM halts are worded as geth words them (core/vm/errors.go), not as the li
   assertError(estimate, -32000, 'invalid opcode: INVALID')
 })
 
-test('a plain eth_call gets the RPC gas cap (50M), above the EIP-7825 per-transaction cap, as in geth', async () => {
+test('eth_call gets the RPC gas cap (50M), above the EIP-7825 per-transaction cap, as in geth', async () => {
   // GAS PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN: the gas left after the intrinsic 21000 and GAS's own 2
   const call = await callCode('0x5a60005260206000f3')
   assert.equal(BigInt(call.result), 50_000_000n - 21_000n - 2n)
+  // also when it names a fee (it then runs as a transaction would, fee charged)
+  const fee = { from: DEV_ADDRESSES[6], maxFeePerGas: `0x${(10n * GWEI).toString(16)}`, maxPriorityFeePerGas: '0x1' }
+  const paying = await callCode('0x5a60005260206000f3', fee)
+  assert.equal(BigInt(paying.result), 50_000_000n - 21_000n - 2n)
 })
 
 test('eth_call below the intrinsic gas, then below the EIP-7623 calldata floor: "err: … (supplied gas N)"', async () => {
