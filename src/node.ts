@@ -186,6 +186,7 @@ export async function startNode(input: KeelConfig): Promise<RunningNode> {
   }
   const server = new RpcServer(observedEnvelope(dispatcher, limits, { rateLimiter: access.rateLimiter }, metrics, logger), {
     ...access.serverOptions,
+    httpClientIp: access.rateLimiter.active || logger.isEnabled('debug'),
     host: config.host,
     port: config.port,
     limits,

@@ -4,7 +4,10 @@ export type Transport = 'http' | 'ws'
 
 export interface RequestContext {
   transport: Transport
-  /** The resolved client address (after trusted-proxy handling). */
+  /**
+   * The resolved client address (after trusted-proxy handling); '' over HTTP when nothing the node runs
+   * uses it (no rate limit, no per-client quota, no debug request lines: RpcServerOptions.httpClientIp).
+   */
   clientIp: string
 }
 

@@ -79,6 +79,12 @@ export interface RpcServerOptions {
   health?: Health
   /** HTTP requests in progress per client address; more get 429 (0 = no limit). */
   maxConcurrentRequestsPerIp?: number
+  /**
+   * Whether HTTP calls need the client's address (a rate limit, debug request lines). false spares
+   * reading it, ~1.3 µs a request in uWS, and leaves RequestContext.clientIp empty; a per-client request
+   * quota (maxConcurrentRequestsPerIp) reads it anyway. Default true.
+   */
+  httpClientIp?: boolean
 }
 
 const ACCEPTED_CONTENT_TYPES = new Set(['application/json', 'application/json-rpc', 'application/jsonrequest'])
@@ -377,6 +383,9 @@ export class RpcServer {
   readonly inFlight = new InFlight()
   readonly cors: CorsPolicy
   private readonly httpQuota: ConnectionQuota
+  /** the per-client request quota is on: every HTTP request counts against its client's address */
+  private readonly httpQuotaOn: boolean
+  private readonly httpClientIp: boolean
   private drainingNow = false
 
   constructor(envelope: Envelope, options: RpcServerOptions) {
@@ -384,6 +393,8 @@ export class RpcServer {
     this.options = options
     this.quota = new ConnectionQuota(options.wsMaxConnectionsPerIp ?? 0)
     this.httpQuota = new ConnectionQuota(options.maxConcurrentRequestsPerIp ?? 0)
+    this.httpQuotaOn = (options.maxConcurrentRequestsPerIp ?? 0) > 0
+    this.httpClientIp = this.httpQuotaOn || options.httpClientIp !== false
     this.cors = CorsPolicy.parse(options.corsOrigins)
     const tls = options.tls
     this.app = (tls === undefined ? uws.App() : uws.SSLApp({ cert_file_name: tls.certFile, key_file_name: tls.keyFile })) as ClosableApp
@@ -444,7 +455,7 @@ export class RpcServer {
 
   /** @internal An HTTP exchange was answered or aborted. */
   exchangeFinished(clientIp: string): void {
-    this.httpQuota.release(clientIp)
+    if (this.httpQuotaOn) this.httpQuota.release(clientIp)
     this.inFlight.end()
   }
 
@@ -553,8 +564,8 @@ export class RpcServer {
       writeCorked(res, '413 Request Entity Too Large', 'text/plain', 'request body too large\n', true)
       return
     }
-    const clientIp = this.clientIpOf(res, req)
-    if (!this.httpQuota.admits(clientIp)) {
+    const clientIp = this.httpClientIp ? this.clientIpOf(res, req) : ''
+    if (this.httpQuotaOn && !this.httpQuota.admits(clientIp)) {
       res
         .writeStatus('429 Too Many Requests')
         .writeHeader('Content-Type', 'application/json')
@@ -568,7 +579,7 @@ export class RpcServer {
       apiKey: apiKeyOf(req.getUrl(), req.getHeader('x-api-key')),
       retryAfterSeconds: 0,
     }
-    this.httpQuota.acquire(clientIp)
+    if (this.httpQuotaOn) this.httpQuota.acquire(clientIp)
     this.inFlight.begin()
     const exchange = new HttpExchange(this.envelope, res, ctx, limit, this, req.getHeader('origin'))
     res.onAborted(exchange.onAborted)

@@ -9,7 +9,7 @@ import { RpcError } from '../../dist/rpc/errors.js'
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 
-const makeServer = () => {
+const makeServer = (extra = {}) => {
   const dispatcher = new Dispatcher()
   dispatcher.register('echo', (params) => params)
   dispatcher.register('whoami', (_params, ctx) => ({
@@ -38,6 +38,7 @@ const makeServer = () => {
     limits: defaultTransportLimits,
     onWsOpen: (session) => opened.push(session),
     onWsClose: (session) => closed.push(session),
+    ...extra,
   })
   return { server, opened, closed }
 }
@@ -62,6 +63,40 @@ const inbox = (ws) => {
     next: () => (queue.length > 0 ? Promise.resolve(queue.shift()) : new Promise((resolve) => waiting.push(resolve))),
   }
 }
+
+describe('RpcServer: the client address over HTTP', () => {
+  const post = (port, body) => fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify(body) })
+
+  it('is left unread when nothing uses it (httpClientIp false)', async () => {
+    const { server } = makeServer({ httpClientIp: false })
+    const port = await server.listen()
+    try {
+      const answer = await (await post(port, { jsonrpc: '2.0', id: 1, method: 'whoami' })).json()
+      assert.deepEqual(answer.result, { transport: 'http', clientIp: '', session: null })
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('a per-client request quota reads it anyway: the second request in progress gets 429 / -32005', async () => {
+    const { server } = makeServer({ httpClientIp: false, maxConcurrentRequestsPerIp: 1 })
+    const port = await server.listen()
+    try {
+      const slow = post(port, { jsonrpc: '2.0', id: 1, method: 'sleep', params: [300, 'done'] })
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      const refused = await post(port, { jsonrpc: '2.0', id: 2, method: 'whoami' })
+      assert.equal(refused.status, 429)
+      assert.equal(refused.headers.get('retry-after'), '1')
+      assert.deepEqual((await refused.json()).error, { code: -32005, message: 'too many concurrent requests from this address' })
+      assert.equal((await (await slow).json()).result, 'done')
+      // the first one finished: its slot is free again, and the address was read for the quota
+      const answer = await (await post(port, { jsonrpc: '2.0', id: 3, method: 'whoami' })).json()
+      assert.equal(answer.result.clientIp, '127.0.0.1')
+    } finally {
+      await server.close()
+    }
+  })
+})
 
 describe('RpcServer', () => {
   let server
