@@ -6,7 +6,7 @@ import { Block, createBlockHeader, paramsBlock } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { Hardfork } from '@ethereumjs/common'
 import { createTx, paramsTx } from '@ethereumjs/tx'
-import type { TypedTransaction } from '@ethereumjs/tx'
+import type { TxOptions, TypedTransaction } from '@ethereumjs/tx'
 import { Account, Address, bytesToHex, toChecksumAddress, hexToBytes, setLengthLeft } from '@ethereumjs/util'
 import { createVM, runTx } from '@ethereumjs/vm'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
@@ -314,7 +314,8 @@ export class ExecEngine {
       }
     }
     // keelNoGasLimitCap (patches/): a call may carry more gas than EIP-7825 lets a transaction carry
-    const tx = createTx(txData as never, { common, freeze: false, allowUnlimitedInitCodeSize: false, keelNoGasLimitCap: true } as never)
+    const opts: TxOptions & { keelNoGasLimitCap: boolean } = { common, freeze: false, allowUnlimitedInitCodeSize: false, keelNoGasLimitCap: true }
+    const tx = createTx(txData as never, opts)
     const from = addressOf(args.from ?? ZERO_ADDRESS)
     ;(tx as { getSenderAddress: () => Address }).getSenderAddress = () => from
     return tx
