@@ -457,8 +457,10 @@ export class ExecEngine {
     return this.withState(task, async (s, block) => {
       const args = task.args
       const ceiling = this.gasCeiling(s.vm.common)
-      let hi = args.gas !== undefined && args.gas < ceiling ? args.gas : ceiling
-      if (block.header.gasLimit < hi && args.gas === undefined) hi = block.header.gasLimit
+      // geth: the gas the request names if it is at least 21000, else the block's gas limit
+      const named = args.gas !== undefined && args.gas >= 21000n ? args.gas : undefined
+      let hi = named !== undefined && named < ceiling ? named : ceiling
+      if (block.header.gasLimit < hi && named === undefined) hi = block.header.gasLimit
       // a fee-paying sender cannot buy more gas than its balance allows
       const feeCap = args.maxFeePerGas ?? args.gasPrice ?? 0n
       if (feeCap > 0n) {

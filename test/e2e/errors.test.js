@@ -277,6 +277,15 @@ test('eth_estimateGas of a transfer worth more than the balance fails as geth fa
   assert.equal(await rpcResult(node.url, 'eth_estimateGas', [{ from, to: DEV_ADDRESSES[9], value: '0x1' }]), '0x5208')
 })
 
+test('eth_estimateGas takes a named gas under 21000 as no limit at all, as geth does', async () => {
+  const args = { from: DEV_ADDRESSES[6], to: reverterAddress, data: reverterIface().encodeFunctionData('ok') }
+  const free = BigInt(await rpcResult(node.url, 'eth_estimateGas', [args]))
+  assert.ok(free > 21_000n)
+  assert.equal(BigInt(await rpcResult(node.url, 'eth_estimateGas', [{ ...args, gas: '0x5000' }])), free)
+  // from 21000 up it is the limit
+  assertError(await rpc(node.url, 'eth_estimateGas', [{ ...args, gas: '0x5208' }]), -32000, 'gas required exceeds allowance (21000)')
+})
+
 test('a contract may be the sender of eth_call / eth_estimateGas, fees named or not (geth skips EIP-3607 there)', async () => {
   const from = reverterAddress
   const funded = { [from]: { balance: '0x3635c9adc5dea00000' } }
