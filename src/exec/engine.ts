@@ -573,7 +573,9 @@ export class ExecEngine {
         outcome = await this.runOnce(s, block, task, gas, list, true)
         const reported = (outcome.result.accessList ?? [])
           .map((item) => ({ address: item.address.toLowerCase(), storageKeys: item.storageKeys.map((k) => k.toLowerCase()) }))
-          .filter((item) => item.address !== from && item.address !== to && !isPrecompile(item.address))
+          // geth's tracer leaves out the sender, the recipient and precompiles as bare addresses only:
+          // the slots a call reads or writes are listed whoever holds them, the recipient's too
+          .filter((item) => item.storageKeys.length > 0 || (item.address !== from && item.address !== to && !isPrecompile(item.address)))
         if (sameList(reported, list)) break
         list = reported
       }
