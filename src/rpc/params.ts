@@ -120,7 +120,7 @@ function typeError(site: Site, what: string, goType: string): RpcError {
 }
 
 /** The JSON kind name encoding/json uses in its messages. */
-function jsonKind(v: unknown): string {
+export function jsonKind(v: unknown): string {
   if (v === null) return 'null'
   if (Array.isArray(v)) return 'array'
   switch (typeof v) {

@@ -5,7 +5,7 @@ import { getMerkleStateProof } from '@ethereumjs/statemanager'
 import { Address, setLengthLeft } from '@ethereumjs/util'
 import type { StateReader } from '../../exec/state-reader.js'
 import type { MethodHandler } from '../context.js'
-import { invalidParams } from '../errors.js'
+import { invalidParams, serverError } from '../errors.js'
 import { bytesToHex, hexToBytes, quantity } from '../hex.js'
 import * as p from '../params.js'
 import { resolveStateBlock } from './deps.js'
@@ -83,7 +83,7 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
     eth_getStorageAt: async (params) => {
       p.expectParams(params, 2, 3)
       const address = p.address(params[0], 0)
-      const slot = storageKey(params[1], 1)
+      const slot = gethStorageKey(params[1], 1, 'unable to decode storage key: ')
       const sm = await smAt(p.blockSelector(params[2], 2, { optional: true }))
       const value = await sm.getStorage(toAddress(address), slot)
       return bytesToHex(setLengthLeft(value, 32))
@@ -117,7 +117,7 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
       const address = p.address(params[0], 0)
       if (!Array.isArray(params[1])) throw invalidParams('invalid argument 1: json: cannot unmarshal non-array into Go value of type []string')
       if (params[1].length > MAX_PROOF_KEYS) throw invalidParams(`too many storage keys (max ${MAX_PROOF_KEYS})`)
-      const keys = params[1].map((k) => storageKey(k, 1))
+      const keys = params[1].map((k) => gethStorageKey(k, 1, ''))
       const sm = await smAt(p.blockSelector(params[2], 2, { optional: true }))
       const proof = await getMerkleStateProof(sm, toAddress(address), keys)
       return {
@@ -135,6 +135,21 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
       }
     },
   }
+}
+
+/**
+ * A storage key as geth's eth_getStorageAt and eth_getProof take it (a string through decodeHash): hex with
+ * or without 0x, an odd digit count padded, up to 32 bytes, left-padded; what it refuses is a plain error
+ * (-32000) after `prefix` (execution-apis tests/eth_getStorageAt/get-storage-invalid-key*.io). JSON null
+ * unmarshals into Go's empty string: slot 0.
+ */
+function gethStorageKey(v: unknown, i: number, prefix: string): Uint8Array {
+  if (v !== null && typeof v !== 'string') throw invalidParams(`invalid argument ${i}: json: cannot unmarshal ${p.jsonKind(v)} into Go value of type string`)
+  let digits = v === null ? '' : v.startsWith('0x') || v.startsWith('0X') ? v.slice(2) : v
+  if (digits.length % 2 === 1) digits = `0${digits}`
+  if (!/^[0-9a-fA-F]*$/.test(digits)) throw serverError(`${prefix}hex string invalid`)
+  if (digits.length > 64) throw serverError(`${prefix}hex string too long, want at most 32 bytes`)
+  return hexToBytes(`0x${digits.padStart(64, '0')}`)
 }
 
 /** A storage slot: geth accepts any hex up to 32 bytes and left-pads it. */
