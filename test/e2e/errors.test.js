@@ -146,6 +146,15 @@ test("a bad storage key in eth_getStorageAt / eth_getProof: geth's decodeHash er
   assertError(proof, -32000, 'hex string invalid')
 })
 
+test('eth_getLogs past the head (either end) -> -32602, as execution-apis filter-error-future-block-range; eth_newFilter reversed -> -32000', async () => {
+  const head = BigInt(await rpcResult(node.url, 'eth_blockNumber', []))
+  const hex = (n) => `0x${n.toString(16)}`
+  assertError(await rpc(node.url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(head + 1000n) }]), -32602, 'block range extends beyond current head block')
+  assertError(await rpc(node.url, 'eth_getLogs', [{ fromBlock: hex(head + 100n), toBlock: hex(head + 200n) }]), -32602, 'block range extends beyond current head block')
+  assert.ok(Array.isArray(await rpcResult(node.url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(head) }])))
+  assertError(await rpc(node.url, 'eth_newFilter', [{ fromBlock: '0x5', toBlock: '0x2' }]), -32000, 'invalid from and to block combination: from > to')
+})
+
 test('eth_getLogs with fromBlock > toBlock -> -32602 invalid block range params', async () => {
   await waitForBlock(node.url, 2)
   assertError(await rpc(node.url, 'eth_getLogs', [{ fromBlock: '0x2', toBlock: '0x1' }]), -32602, 'invalid block range params')

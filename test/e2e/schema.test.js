@@ -91,6 +91,9 @@ test('eth_blockNumber, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory', 
   const byHex = await checked('eth_feeHistory', ['0x4', at, [25, 75]])
   assert.deepEqual(await call('eth_feeHistory', [4, at, [25, 75]]), byHex)
   assert.deepEqual(await call('eth_feeHistory', ['4', at, [25, 75]]), byHex)
+  // no percentiles asked: no reward field, as geth leaves it out
+  assert.equal('reward' in (await checked('eth_feeHistory', ['0x2', at, []])), false)
+  assert.equal('reward' in (await checked('eth_feeHistory', ['0x2', at])), false)
   const bad = await rpc(node.url, 'eth_feeHistory', ['four', at, []])
   assert.deepEqual(bad.error, { code: -32602, message: 'invalid argument 0: invalid hex or decimal integer "four"' })
 })
@@ -150,6 +153,12 @@ test('eth_getProof: account and storage proofs verify against the block stateRoo
   assert.equal(BigInt(none.nonce), 0n)
   assert.equal(none.codeHash, EMPTY_CODE_HASH)
   assert.equal(none.storageHash, EMPTY_TRIE_ROOT)
+  // its slots are still answered, one entry per key asked, as geth answers them
+  const noneSlots = await checked('eth_getProof', [absent, ['0x01', zeroPadValue('0x02', 32)], number])
+  assert.deepEqual(noneSlots.storageProof, [
+    { key: '0x01', value: '0x0', proof: [] },
+    { key: zeroPadValue('0x02', 32), value: '0x0', proof: [] },
+  ])
 })
 
 test('eth_call, eth_estimateGas, eth_createAccessList', async () => {

@@ -126,7 +126,8 @@ export function feeMethods(deps: MethodDeps): Record<string, MethodHandler> {
         baseFeePerBlobGas.push(quantity(last.header.excessBlobGas !== undefined ? last.header.calcNextBlobGasPrice(last.header.common) : 0n))
       }
       const out: Record<string, unknown> = { oldestBlock: quantity(oldest), baseFeePerGas, gasUsedRatio, baseFeePerBlobGas, blobGasUsedRatio }
-      if (percentiles !== undefined) out.reward = reward
+      // geth leaves reward out unless percentiles were asked for
+      if (percentiles !== undefined && percentiles.length > 0) out.reward = reward
       return out
     },
   }

@@ -127,11 +127,12 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
         codeHash: proof.codeHash,
         nonce: proof.nonce,
         storageHash: proof.storageHash,
-        storageProof: proof.storageProof.map((sp, i) => ({
-          key: typeof params[1] === 'object' ? ((params[1] as string[])[i] as string) : sp.key,
-          value: proofValue(sp.value),
-          proof: sp.proof,
-        })),
+        // an account that does not exist has no storage trie to prove against: geth still answers every
+        // key asked for, with value 0 and an empty proof
+        storageProof: (params[1] as string[]).map((key, i) => {
+          const sp = proof.storageProof[i]
+          return sp === undefined ? { key, value: '0x0', proof: [] } : { key, value: proofValue(sp.value), proof: sp.proof }
+        }),
       }
     },
   }
