@@ -16,6 +16,7 @@
 // never gives a second task to a worker running an abortable one.)
 
 import { CALL_WORKER_HEAP_LIMITS } from '../util/worker-heap.js'
+import { goDuration } from '../util/go-duration.js'
 import { randomUUID } from 'node:crypto'
 import { BroadcastChannel } from 'node:worker_threads'
 import type { StateDiff } from '../chain/state-diff.js'
@@ -111,15 +112,7 @@ export function defaultCallWorkers(cores = availableParallelism()): number {
   return Math.max(1, cores - 1)
 }
 
-/** Go's time.Duration formatting for whole milliseconds, as geth prints its timeout. */
-export function goDuration(ms: number): string {
-  if (ms < 1000) return `${ms}ms`
-  const s = ms / 1000
-  if (s < 60) return `${s}s`
-  const m = Math.floor(s / 60)
-  const rest = s - m * 60
-  return m < 60 ? `${m}m${rest}s` : `${Math.floor(m / 60)}h${m % 60}m${rest}s`
-}
+export { goDuration }
 
 export const executionTimedOut = (ms: number): RpcError => serverError(`execution aborted (timeout = ${goDuration(ms)})`)
 

@@ -23,7 +23,7 @@ const METHODS = [
   'eth_getBlockTransactionCountByNumber', 'eth_getTransactionByHash', 'eth_getTransactionReceipt',
   'eth_getTransactionByBlockNumberAndIndex', 'eth_getBlockReceipts', 'eth_getLogs', 'eth_newFilter',
   'eth_newBlockFilter', 'eth_getFilterChanges', 'eth_getFilterLogs', 'eth_uninstallFilter', 'eth_feeHistory',
-  'eth_gasPrice', 'eth_maxPriorityFeePerGas', 'eth_sendRawTransaction', 'eth_subscribe', 'eth_unsubscribe',
+  'eth_gasPrice', 'eth_maxPriorityFeePerGas', 'eth_sendRawTransaction', 'eth_sendRawTransactionSync', 'eth_subscribe', 'eth_unsubscribe',
   'net_version', 'web3_clientVersion', 'web3_sha3', 'txpool_status', 'txpool_content', 'eth_syncing',
   'no_suchMethod', '', 'eth_', '__proto__', 'constructor', 'toString',
 ]
