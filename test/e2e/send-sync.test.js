@@ -3,11 +3,12 @@
 
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { createPublicClient, createWalletClient, defineChain, http, keccak256, parseEther } from 'viem'
+import { keccak256, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { CHAIN_ID, DEV_ADDRESSES, DEV_KEYS, startNode } from '../helpers/node.js'
+import { DEV_ADDRESSES, DEV_KEYS, startNode } from '../helpers/node.js'
 import { rpc, rpcResult } from '../helpers/rpc.js'
 import { validateSchema } from '../helpers/schema.js'
+import { httpClients } from '../helpers/viem.js'
 
 let node
 let publicClient
@@ -16,14 +17,7 @@ const account = privateKeyToAccount(DEV_KEYS[7])
 
 before(async () => {
   node = await startNode({ blockTime: 1 })
-  const chain = defineChain({
-    id: CHAIN_ID,
-    name: 'Keel',
-    nativeCurrency: { name: 'Keel', symbol: 'KEEL', decimals: 18 },
-    rpcUrls: { default: { http: [node.url] } },
-  })
-  publicClient = createPublicClient({ chain, transport: http(node.url), pollingInterval: 250 })
-  walletClient = createWalletClient({ account, chain, transport: http(node.url), pollingInterval: 250 })
+  ;({ publicClient, walletClient } = httpClients(node.url, account))
 })
 
 after(async () => {

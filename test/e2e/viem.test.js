@@ -5,17 +5,14 @@ import { after, before, test } from 'node:test'
 import {
   BaseError,
   ContractFunctionRevertedError,
-  createPublicClient,
-  createWalletClient,
-  defineChain,
   getAbiItem,
-  http,
   parseEther,
   parseUnits,
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { compile } from '../helpers/contracts.js'
 import { CHAIN_ID, DEV_KEYS, startNode } from '../helpers/node.js'
+import { httpClients } from '../helpers/viem.js'
 
 const { Token, Reverter } = compile()
 const transferEvent = getAbiItem({ abi: Token.abi, name: 'Transfer' })
@@ -29,15 +26,8 @@ let reverterAddress
 
 before(async () => {
   node = await startNode({ blockTime: 1 })
-  const chain = defineChain({
-    id: CHAIN_ID,
-    name: 'Keel',
-    nativeCurrency: { name: 'Keel', symbol: 'KEEL', decimals: 18 },
-    rpcUrls: { default: { http: [node.url] } },
-  })
   account = privateKeyToAccount(DEV_KEYS[0])
-  publicClient = createPublicClient({ chain, transport: http(node.url), pollingInterval: 250 })
-  walletClient = createWalletClient({ account, chain, transport: http(node.url), pollingInterval: 250 })
+  ;({ publicClient, walletClient } = httpClients(node.url, account))
 })
 
 after(async () => {
