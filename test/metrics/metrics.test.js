@@ -188,11 +188,18 @@ test('transactions and blocks: admission, sealing, head and txpool', async () =>
   assert.match(replay.error?.message ?? '', /nonce too low|already known/)
   const garbage = await rpc(node.url, 'eth_sendRawTransaction', ['0x1234'])
   assert.ok(garbage.error !== undefined)
+  // eth_sendRawTransactionSync counts as well: one accepted (and mined), one refused
+  const next = await wallet.signTransaction({
+    type: 2, chainId: CHAIN_ID, nonce: nonce + 1, to: DEV_ADDRESSES[4], value: 1n, gasLimit: 21_000n,
+    maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n,
+  })
+  assert.equal((await rpcResult(node.url, 'eth_sendRawTransactionSync', [next])).status, '0x1')
+  assert.ok((await rpc(node.url, 'eth_sendRawTransactionSync', [next])).error !== undefined)
 
   const after = await scrape(node.metricsUrl)
   const delta = (name, labels) => total(after, name, labels) - total(before, name, labels)
-  assert.equal(delta('keel_txpool_accepted_total'), 1)
-  assert.equal(delta('keel_txpool_rejected_total'), 2)
+  assert.equal(delta('keel_txpool_accepted_total'), 2)
+  assert.equal(delta('keel_txpool_rejected_total'), 3)
   const reasons = samples(after, 'keel_txpool_rejected_total').map((s) => s.labels.reason)
   assert.ok(reasons.includes('nonce_too_low') || reasons.includes('already_known'), reasons.join())
   assert.ok(delta('keel_chain_blocks_total') >= 1)
