@@ -9,7 +9,7 @@ import { LogMatcher } from '../chain/logs.js'
 import type { ReceiptRecord } from '../chain/receipts.js'
 import type { BlockRecord } from '../chain/view.js'
 import { newId } from './filters.js'
-import { blockJson, logJsonText } from './methods/chain-json.js'
+import { headerJson, logJsonText } from './methods/chain-json.js'
 import type { WsRequestContext, WsSession } from './server.js'
 import { tooManySubscriptions } from './subscription-errors.js'
 
@@ -71,23 +71,7 @@ interface LogGroup {
 
 const NOTIFICATION_HEAD = '{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"'
 const NOTIFICATION_TAIL = '}}'
-const HEADER_MEMO = 'ws:header'
 const SYNCING_FALSE = 'false'
-/** Block-object fields geth's RPCMarshalHeader leaves out (they belong to the body). */
-const BODY_FIELDS = ['transactions', 'uncles', 'size', 'withdrawals'] as const
-
-/** The header of a block as geth's newHeads sends it, serialised once per block. */
-export function headerJson(block: BlockRecord): string {
-  let json = block.memo.get(HEADER_MEMO) as string | undefined
-  if (json === undefined) {
-    // Derived from the cached block JSON, which clients ask for right after a newHeads anyway.
-    const header = JSON.parse(blockJson(block, false).json) as Record<string, unknown>
-    for (const field of BODY_FIELDS) delete header[field]
-    json = JSON.stringify(header)
-    block.memo.set(HEADER_MEMO, json)
-  }
-  return json
-}
 
 
 /**

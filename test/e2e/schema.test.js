@@ -197,6 +197,13 @@ test('eth_getBlockByNumber (hashes and full), eth_getBlockByHash, eth_getBlockRe
   assert.deepEqual(full.transactions.map((tx) => tx.hash), byNumber.transactions)
   const byHash = await checked('eth_getBlockByHash', [byNumber.hash, false])
   assert.deepEqual(byHash, byNumber)
+  // geth's eth_getHeaderByNumber / ByHash: the block without its body fields (as newHeads sends it)
+  const { transactions, uncles, size, withdrawals, ...headerFields } = byNumber
+  assert.ok(transactions && uncles && size && withdrawals)
+  assert.deepEqual(await call('eth_getHeaderByNumber', [number]), headerFields)
+  assert.deepEqual(await call('eth_getHeaderByHash', [byNumber.hash]), headerFields)
+  assert.equal(await call('eth_getHeaderByNumber', ['0xffffffff']), null)
+  assert.equal(await call('eth_getHeaderByHash', [`0x${'ab'.repeat(32)}`]), null)
   assert.equal(await checked('eth_getBlockByNumber', ['0xffffffff', false]), null)
   await checked('eth_getBlockByNumber', ['latest', true])
   await checked('eth_getBlockByNumber', ['earliest', false])

@@ -8,7 +8,7 @@ import { RawJson } from '../context.js'
 import { formatTransaction } from '../format.js'
 import { quantity } from '../hex.js'
 import * as p from '../params.js'
-import { blockJson, blockReceiptsJson, receiptJson, transactionJson } from './chain-json.js'
+import { blockJson, blockReceiptsJson, headerJson, receiptJson, transactionJson } from './chain-json.js'
 import { resolveBlockOrNull } from './deps.js'
 import type { MethodDeps } from './deps.js'
 
@@ -22,6 +22,12 @@ function blockGetters(kind: 'Number' | 'Hash', lookup: BlockLookup): Record<stri
       const full = p.bool(params[1], 1)
       const block = await lookup(params[0], 0)
       return block === undefined ? null : blockJson(block, full)
+    },
+    // geth's eth namespace also serves the header alone
+    [`eth_getHeaderBy${kind}`]: async (params) => {
+      p.expectParams(params, 1, 1)
+      const block = await lookup(params[0], 0)
+      return block === undefined ? null : new RawJson(headerJson(block))
     },
     [`eth_getBlockTransactionCountBy${kind}`]: async (params) => {
       p.expectParams(params, 1, 1)
