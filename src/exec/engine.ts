@@ -7,7 +7,7 @@ import type { Common } from '@ethereumjs/common'
 import { Hardfork } from '@ethereumjs/common'
 import { createTx, paramsTx } from '@ethereumjs/tx'
 import type { TxOptions, TypedTransaction } from '@ethereumjs/tx'
-import { Account, Address, bytesToHex, toChecksumAddress, hexToBytes, setLengthLeft } from '@ethereumjs/util'
+import { Account, Address, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util'
 import { createVM, runTx } from '@ethereumjs/vm'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
 import type { ChainLevel } from '../chain/store/level.js'
@@ -351,7 +351,7 @@ export class ExecEngine {
       }
       result = await runTx(s.vm, opts)
     } catch (err) {
-      throw new PrecheckError(cleanRunTxError((err as Error).message, args.from ?? ZERO_ADDRESS))
+      throw new PrecheckError(cleanRunTxError((err as Error).message))
     } finally {
       await s.vm.evm.journal.revert()
     }
@@ -588,8 +588,6 @@ export class ExecEngine {
   }
 }
 
-const checksum = (address: string): string => toChecksumAddress(address)
-
 /** runTx's options with the patched (patches/) EIP-3607 switch: geth's eth_call lets a contract be the sender. */
 type CallRunTxOpts = Parameters<typeof runTx>[1] & { keelSkipSenderCodeCheck: boolean }
 
@@ -639,17 +637,11 @@ function sameList(a: ExecAccessListItem[], b: ExecAccessListItem[]): boolean {
   return true
 }
 
-/** @ethereumjs prefixes its validation errors with block/tx context; clients want geth's short text. */
-/** @ethereumjs words its validation errors its own way (with block/tx context); clients match geth's text. */
-function cleanRunTxError(message: string, from: string): string {
-  const m = message.replace(/\s*\(vm hf=.*$/s, '').replace(/\s*-> .*$/s, '').replace(/\s*\(block: .*$/s, '').replace(/\s*\(tx type: .*$/s, '')
-  let match = /minimum gas limit of (\d+)/i.exec(m)
-  const limit = /tx gas limit (\d+)/i.exec(m)
-  if (match && limit) return `intrinsic gas too low: have ${limit[1]}, want ${match[1]}`
-  match = /maxFeePerGas|gasPrice/.test(m) ? /\((\d+)\) is less than the block's baseFeePerGas \((\d+)\)/.exec(m) : null
-  if (match) return `max fee per gas less than block base fee: address ${checksum(from)}, maxFeePerGas: ${match[1]}, baseFee: ${match[2]}`
-  match = /upfront cost is: (\d+) and the sender's account \(\S+\) only has: (\d+)/.exec(m) ?? /max cost is: (\d+) and the sender's account \(\S+\) only has: (\d+)/.exec(m)
-  if (match) return `insufficient funds for gas * price + value: address ${checksum(from)} have ${match[2]} want ${match[1]}`
-  return m
+/**
+ * @ethereumjs appends block/tx context to its validation errors; clients want the short text. (The ones
+ * geth words its own way, fees, funds and gas floors, are refused before runTx: see precheck.ts.)
+ */
+function cleanRunTxError(message: string): string {
+  return message.replace(/\s*\(vm hf=.*$/s, '').replace(/\s*-> .*$/s, '').replace(/\s*\(block: .*$/s, '').replace(/\s*\(tx type: .*$/s, '')
 }
 

@@ -112,8 +112,6 @@ export function defaultCallWorkers(cores = availableParallelism()): number {
   return Math.max(1, cores - 1)
 }
 
-export { goDuration }
-
 export const executionTimedOut = (ms: number): RpcError => serverError(`execution aborted (timeout = ${goDuration(ms)})`)
 
 const TASKS_PER_WORKER = 2

@@ -3,6 +3,7 @@
 // (main-thread intake checks and the producer's pool rules alike), by a bounded reason.
 
 import type { MethodHandler } from '../rpc/context.js'
+import { TX_SYNC_TIMEOUT_CODE } from '../rpc/methods/eth-send.js'
 import type { CollectableGauge, MetricsRegistry } from './registry.js'
 
 /** geth error text prefix -> reason label. First match wins, so longer prefixes come first. */
@@ -74,8 +75,8 @@ export class TxPoolMetrics {
           this.accepted.inc()
           return result
         } catch (err) {
-          // eth_sendRawTransactionSync's timeout (code 4): the pool took the transaction, it was not mined in time
-          if ((err as { code?: unknown } | null)?.code === 4) this.accepted.inc()
+          // eth_sendRawTransactionSync's timeout: the pool took the transaction, it was not mined in time
+          if ((err as { code?: unknown } | null)?.code === TX_SYNC_TIMEOUT_CODE) this.accepted.inc()
           else this.rejected.inc({ reason: txRejectReason(err) })
           throw err
         }

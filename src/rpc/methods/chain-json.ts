@@ -32,7 +32,6 @@ function asBlock(record: BlockRecord): Block {
   } as unknown as Block
 }
 
-const HEADER_MEMO = 'header'
 /** Block-object fields geth's RPCMarshalHeader leaves out (they belong to the body). */
 const BODY_FIELDS = ['transactions', 'uncles', 'size', 'withdrawals'] as const
 
@@ -41,15 +40,12 @@ const BODY_FIELDS = ['transactions', 'uncles', 'size', 'withdrawals'] as const
  * serialised once per block.
  */
 export function headerJson(block: BlockRecord): string {
-  let json = block.memo.get(HEADER_MEMO) as string | undefined
-  if (json === undefined) {
+  return blockMemo(block, 'header', () => {
     // Derived from the cached block JSON, which clients ask for right after a newHeads anyway.
     const header = JSON.parse(blockJson(block, false).json) as Record<string, unknown>
     for (const field of BODY_FIELDS) delete header[field]
-    json = JSON.stringify(header)
-    block.memo.set(HEADER_MEMO, json)
-  }
-  return json
+    return JSON.stringify(header)
+  })
 }
 
 export function blockJson(record: BlockRecord, fullTransactions: boolean): RawJson {

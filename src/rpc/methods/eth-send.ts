@@ -12,10 +12,10 @@ import type { MethodDeps } from './deps.js'
 import { ReceiptWaiters } from './receipt-waiters.js'
 
 /** geth's rpc.txsync.defaulttimeout and rpc.txsync.maxtimeout. */
-export const TX_SYNC_DEFAULT_TIMEOUT_MS = 20_000
-export const TX_SYNC_MAX_TIMEOUT_MS = 60_000
+const TX_SYNC_DEFAULT_TIMEOUT_MS = 20_000
+const TX_SYNC_MAX_TIMEOUT_MS = 60_000
 /** geth's txSyncTimeoutError code; its data is the transaction hash. */
-const TX_SYNC_TIMEOUT_CODE = 4
+export const TX_SYNC_TIMEOUT_CODE = 4
 
 /** The wait eth_sendRawTransactionSync's optional second parameter asks for (geth: *uint64 of milliseconds). */
 function syncTimeoutMs(v: unknown): number {

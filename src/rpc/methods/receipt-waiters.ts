@@ -14,10 +14,6 @@ interface Waiter {
 export class ReceiptWaiters {
   private readonly byHash = new Map<string, Waiter[]>()
 
-  get size(): number {
-    return this.byHash.size
-  }
-
   /** Resolves with the receipt of `hash` once a block holds it; rejects with `onTimeout()` after `timeoutMs`. */
   wait(hash: string, timeoutMs: number, onTimeout: () => Error): Promise<RawJson | null> {
     return new Promise((resolve, reject) => {
