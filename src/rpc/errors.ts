@@ -13,6 +13,8 @@ export const ErrorCode = {
   Timeout: -32002,
   ResponseTooLarge: -32003,
   LimitExceeded: -32005,
+  /** geth's clientLimitExceededError (eth_getStorageValues' slot limit). */
+  ClientLimitExceeded: -38026,
   ExecutionReverted: 3,
 } as const
 
@@ -39,6 +41,7 @@ export const serverError = (message: string, data?: unknown): RpcError =>
   new RpcError(ErrorCode.Server, message, data)
 export const limitExceeded = (message = 'limit exceeded'): RpcError =>
   new RpcError(ErrorCode.LimitExceeded, message)
+export const clientLimitExceeded = (message: string): RpcError => new RpcError(ErrorCode.ClientLimitExceeded, message)
 
 /** A reverted eth_call / eth_estimateGas, shaped as geth: code 3, data always hex. */
 export const executionReverted = (reason: string | undefined, data: string): RpcError =>

@@ -218,6 +218,18 @@ function decodeFixed(v: unknown, site: Site, byteLength: number, goType: string)
 const decodeAddress = (v: unknown, site: Site): string => decodeFixed(v, site, 20, 'common.Address')
 const decodeHash = (v: unknown, site: Site): string => decodeFixed(v, site, 32, 'common.Hash')
 
+/**
+ * An address as a JSON object key (encoding/json decodes map keys with UnmarshalText, so geth's
+ * errors carry no "json: cannot unmarshal" wrapping). Returns lowercase.
+ */
+function decodeAddressKey(k: string, site: Site): string {
+  const checked = checkText(k)
+  if ('error' in checked) return fail(argError(site, checked.error))
+  if (checked.digits.length !== 40) return fail(argError(site, `hex string has length ${checked.digits.length}, want 40 for common.Address`))
+  if (firstNonHex(checked.digits) !== -1) return fail(argError(site, ERR_SYNTAX))
+  return '0x' + checked.digits.toLowerCase()
+}
+
 /** hexutil.Bytes. */
 function decodeBytes(v: unknown, site: Site): Uint8Array {
   const goType = 'hexutil.Bytes'
@@ -290,6 +302,37 @@ export function address(v: unknown, i: number): string {
 export function hash32(v: unknown, i: number): string {
   required(v, i)
   return decodeHash(v, argSite(i))
+}
+
+/**
+ * eth_getStorageValues' request: address -> storage keys. geth decodes it as map[common.Address][]common.Hash
+ * (JSON null is an empty map); the keys are taken as execution-apis' schema gives them (bytesMax32: a
+ * short key such as "0x0" is left-padded, where geth's common.Hash would refuse it).
+ */
+export function storageRequests(v: unknown, i: number): { address: string; slots: Uint8Array[] }[] {
+  required(v, i)
+  if (v === null) return []
+  const site = argSite(i)
+  if (typeof v !== 'object' || Array.isArray(v)) return fail(typeError(site, jsonKind(v), 'map[common.Address][]common.Hash'))
+  const out: { address: string; slots: Uint8Array[] }[] = []
+  for (const [key, list] of Object.entries(v as Record<string, unknown>)) {
+    decodeAddressKey(key, site)
+    if (list !== null && !Array.isArray(list)) return fail(typeError(site, jsonKind(list), '[]common.Hash'))
+    const slots: Uint8Array[] = list === null ? [] : new Array(list.length)
+    for (let k = 0; k < slots.length; k++) slots[k] = decodeSlotKey((list as unknown[])[k], site)
+    // keyed as the client wrote the address (checksummed or not), as execution-apis' example answers
+    out.push({ address: key, slots })
+  }
+  return out
+}
+
+/** A storage key of up to 32 bytes (0x optional), left-padded. */
+function decodeSlotKey(v: unknown, site: Site): Uint8Array {
+  if (typeof v !== 'string') return fail(typeError(site, 'non-string', 'common.Hash'))
+  const digits = has0xPrefix(v) ? v.slice(2) : v
+  if (digits.length > 64) return fail(argError(site, `hex string has length ${digits.length}, want at most 64 for common.Hash`))
+  if (firstNonHex(digits) !== -1) return fail(typeError(site, ERR_SYNTAX, 'common.Hash'))
+  return decodeHexDigits(digits.padStart(64, '0'))
 }
 
 /** DATA: 0x + even number of hex digits ("" and "0x" are empty). */

@@ -146,6 +146,26 @@ test("a bad storage key in eth_getStorageAt / eth_getProof: geth's decodeHash er
   assertError(proof, -32000, 'hex string invalid')
 })
 
+test("eth_getStorageValues: geth's empty-request and slot-limit errors (execution-apis get-storage-values-empty-request), keys as the schema's bytesMax32", async () => {
+  const values = (requests) => rpc(node.url, 'eth_getStorageValues', [requests, 'latest'])
+  const a = '0xaa00000000000000000000000000000000000000'
+  assertError(await values({}), -32602, 'empty request')
+  assertError(await values({ [a]: [] }), -32602, 'empty request')
+  assertError(await values(null), -32602, 'empty request')
+  const many = Array.from({ length: 513 }, (_, i) => `0x${i.toString(16)}`)
+  assertError(await values({ [a]: many, '0xbb00000000000000000000000000000000000000': many }), -38026, 'too many slots (max 1024)')
+  assert.equal((await values({ [a]: many.slice(0, 511), '0xbb00000000000000000000000000000000000000': many })).result['0xbb00000000000000000000000000000000000000'].length, 513, 'exactly 1024 slots are served')
+  assertError(await values({ '0xaa00': ['0x0'] }), -32602, 'invalid argument 0: hex string has length 4, want 40 for common.Address')
+  assertError(await values({ aa00000000000000000000000000000000000000: ['0x0'] }), -32602, 'invalid argument 0: hex string without 0x prefix')
+  assertError(await values({ [a]: '0x0' }), -32602, 'invalid argument 0: json: cannot unmarshal string into Go value of type []common.Hash')
+  assertError(await values({ [a]: ['0xzz'] }), -32602, 'invalid argument 0: json: cannot unmarshal invalid hex string into Go value of type common.Hash')
+  assertError(await values({ [a]: [`0x${'0'.repeat(65)}`] }), -32602, /^invalid argument 0: hex string has length 65/)
+  assertError(await values([a]), -32602, 'invalid argument 0: json: cannot unmarshal array into Go value of type map[common.Address][]common.Hash')
+  // a checksummed address answers under the key the client wrote; a short key is left-padded
+  const checksummed = '0xAa00000000000000000000000000000000000000'
+  assert.deepEqual((await values({ [checksummed]: ['0x1', `0x${'0'.repeat(64)}`] })).result, { [checksummed]: [`0x${'0'.repeat(64)}`, `0x${'0'.repeat(64)}`] })
+})
+
 test('eth_getLogs past the head (either end) -> -32602, as execution-apis filter-error-future-block-range; eth_newFilter reversed -> -32000', async () => {
   const head = BigInt(await rpcResult(node.url, 'eth_blockNumber', []))
   const hex = (n) => `0x${n.toString(16)}`

@@ -5,13 +5,15 @@ import { getMerkleStateProof } from '@ethereumjs/statemanager'
 import { Address, setLengthLeft } from '@ethereumjs/util'
 import type { StateReader } from '../../exec/state-reader.js'
 import type { MethodHandler } from '../context.js'
-import { invalidParams, serverError } from '../errors.js'
+import { clientLimitExceeded, invalidParams, serverError } from '../errors.js'
 import { bytesToHex, hexToBytes, quantity } from '../hex.js'
 import * as p from '../params.js'
 import { resolveStateBlock } from './deps.js'
 import type { MethodDeps } from './deps.js'
 
 const MAX_PROOF_KEYS = 1024
+/** geth's maxGetStorageSlots: keys across all addresses of one eth_getStorageValues call. */
+const MAX_STORAGE_SLOTS = 1024
 
 function toAddress(hex: string): Address {
   return new Address(hexToBytes(hex))
@@ -90,25 +92,20 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
     },
     eth_getStorageValues: async (params) => {
       p.expectParams(params, 1, 2)
-      const requests = params[0]
-      if (typeof requests !== 'object' || requests === null || Array.isArray(requests)) {
-        throw invalidParams('invalid argument 0: expected an object of address -> storage keys')
-      }
-      const entries = Object.entries(requests as Record<string, unknown>)
+      const requests = p.storageRequests(params[0], 0)
       let total = 0
-      const parsed = entries.map(([addr, keys]) => {
-        const address = p.address(addr, 0)
-        if (!Array.isArray(keys)) throw invalidParams(`invalid argument 0: storage keys of ${addr} must be an array`)
-        total += keys.length
-        if (total > MAX_PROOF_KEYS) throw invalidParams(`too many storage keys (max ${MAX_PROOF_KEYS})`)
-        return { addr, address: toAddress(address), slots: keys.map((k) => storageKey(k, 0)) }
-      })
+      for (const r of requests) {
+        total += r.slots.length
+        if (total > MAX_STORAGE_SLOTS) throw clientLimitExceeded(`too many slots (max ${MAX_STORAGE_SLOTS})`)
+      }
+      if (total === 0) throw invalidParams('empty request')
       const sm = await smAt(p.blockSelector(params[1], 1, { optional: true }))
       const out: Record<string, string[]> = {}
-      for (const { addr, address, slots } of parsed) {
-        const values: string[] = []
-        for (const slot of slots) values.push(bytesToHex(setLengthLeft(await sm.getStorage(address, slot), 32)))
-        out[addr] = values
+      for (const { address, slots } of requests) {
+        const account = toAddress(address)
+        const values: string[] = new Array(slots.length)
+        for (let k = 0; k < slots.length; k++) values[k] = bytesToHex(setLengthLeft(await sm.getStorage(account, slots[k]!), 32))
+        out[address] = values
       }
       return out
     },
@@ -153,11 +150,3 @@ function gethStorageKey(v: unknown, i: number, prefix: string): Uint8Array {
   return hexToBytes(`0x${digits.padStart(64, '0')}`)
 }
 
-/** A storage slot: geth accepts any hex up to 32 bytes and left-pads it. */
-function storageKey(v: unknown, i: number): Uint8Array {
-  if (typeof v !== 'string') throw invalidParams(`invalid argument ${i}: json: cannot unmarshal non-string into Go value of type common.Hash`)
-  const digits = v.startsWith('0x') || v.startsWith('0X') ? v.slice(2) : v
-  if (digits.length > 64) throw invalidParams(`invalid argument ${i}: hex string too long, want at most 32 bytes`)
-  if (!/^[0-9a-fA-F]*$/.test(digits)) throw invalidParams(`invalid argument ${i}: invalid hex string`)
-  return hexToBytes(`0x${digits.padStart(64, '0')}`)
-}
