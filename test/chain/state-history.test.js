@@ -84,6 +84,14 @@ test(`--state-history ${HISTORY}: recent state served, older state pruned, head 
     assert.match(oldCall.error?.message ?? '', /^historical state/)
     // blocks and receipts are history, not state: still there
     assert.ok(await rpcResult(pruned.url, 'eth_getBlockByNumber', ['0x1', true]))
+    // eth_capabilities tells a router the window: its oldest state block is served, the one before is not
+    const caps = await rpcResult(pruned.url, 'eth_capabilities')
+    assert.deepEqual(caps.state, { disabled: false, oldestBlock: toQuantity(head - HISTORY), deleteStrategy: { type: 'window', retentionBlocks: toQuantity(HISTORY) } })
+    assert.deepEqual(caps.stateproofs, caps.state)
+    assert.deepEqual(caps.blocks, { disabled: false, oldestBlock: '0x0' })
+    assert.equal(caps.head.number, toQuantity(head))
+    assert.ok((await rpc(pruned.url, 'eth_getBalance', [RECIPIENTS[0], caps.state.oldestBlock])).result !== undefined)
+    assert.match((await rpc(pruned.url, 'eth_getBalance', [RECIPIENTS[0], toQuantity(head - HISTORY - 1)])).error?.message ?? '', /^historical state/)
     // a restart resumes on the pruned database with the head state intact, and keeps pruning
     await pruned.stop()
     const again = await startNode({ dataDir: prunedDir, blockTime: 0, args: ['--state-history', String(HISTORY)] })

@@ -63,6 +63,15 @@ test('web3_clientVersion, net_version, net_listening, eth_chainId, eth_syncing, 
   assert.deepEqual(await checked('eth_accounts'), [])
 })
 
+test('eth_coinbase, eth_capabilities (an archive node: everything from block 0)', async () => {
+  const head = await call('eth_getBlockByNumber', ['latest', false])
+  assert.equal(await checked('eth_coinbase'), head.miner)
+  const caps = await checked('eth_capabilities')
+  assert.ok(BigInt(caps.head.number) >= BigInt(head.number))
+  assert.equal((await call('eth_getBlockByNumber', [caps.head.number, false])).hash, caps.head.hash)
+  for (const resource of ['state', 'tx', 'logs', 'receipts', 'blocks', 'stateproofs']) assert.deepEqual(caps[resource], { disabled: false, oldestBlock: '0x0' }, resource)
+})
+
 test('web3_sha3', async () => {
   const hash = await call('web3_sha3', ['0x68656c6c6f20776f726c64'])
   validateSchema('hash32', hash)

@@ -1,5 +1,6 @@
-// Chain identity and account state: eth_chainId, eth_blockNumber, eth_syncing, eth_accounts,
-// eth_getBalance, eth_getTransactionCount, eth_getCode, eth_getStorageAt, eth_getStorageValues, eth_getProof.
+// Chain identity and account state: eth_chainId, eth_blockNumber, eth_syncing, eth_accounts, eth_coinbase,
+// eth_capabilities, eth_getBalance, eth_getTransactionCount, eth_getCode, eth_getStorageAt,
+// eth_getStorageValues, eth_getProof.
 
 import { getMerkleStateProof } from '@ethereumjs/statemanager'
 import { Address, setLengthLeft } from '@ethereumjs/util'
@@ -51,6 +52,15 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
     eth_accounts: (params) => {
       p.expectParams(params, 0, 0)
       return []
+    },
+    /** The address the blocks this node seals pay their fees to (the genesis coinbase). */
+    eth_coinbase: async (params) => {
+      p.expectParams(params, 0, 0)
+      return bytesToHex((await view.headRecord()).header.coinbase.bytes)
+    },
+    eth_capabilities: (params) => {
+      p.expectParams(params, 0, 0)
+      return capabilities(view.head, deps.config.stateHistory)
     },
     hardhat_getAutomine: (params) => {
       p.expectParams(params, 0, 0)
@@ -150,3 +160,29 @@ function gethStorageKey(v: unknown, i: number, prefix: string): Uint8Array {
   return hexToBytes(`0x${digits.padStart(64, '0')}`)
 }
 
+
+/**
+ * eth_capabilities (execution-apis EthCapabilities): what a router may send here. Blocks, transactions,
+ * receipts and logs are never deleted; state (and so proofs) is kept for every block, or with
+ * --state-history N for the blocks ChainView.hasStateOf serves: the head and the N before it.
+ */
+function capabilities(head: { number: bigint; hash: string }, stateHistory: number) {
+  const everything = () => ({ disabled: false, oldestBlock: '0x0' })
+  const state = () =>
+    stateHistory === 0
+      ? everything()
+      : {
+          disabled: false,
+          oldestBlock: quantity(head.number > BigInt(stateHistory) ? head.number - BigInt(stateHistory) : 0n),
+          deleteStrategy: { type: 'window', retentionBlocks: quantity(BigInt(stateHistory)) },
+        }
+  return {
+    head: { number: quantity(head.number), hash: head.hash },
+    state: state(),
+    tx: everything(),
+    logs: everything(),
+    receipts: everything(),
+    blocks: everything(),
+    stateproofs: state(),
+  }
+}
