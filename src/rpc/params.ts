@@ -218,18 +218,6 @@ function decodeFixed(v: unknown, site: Site, byteLength: number, goType: string)
 const decodeAddress = (v: unknown, site: Site): string => decodeFixed(v, site, 20, 'common.Address')
 const decodeHash = (v: unknown, site: Site): string => decodeFixed(v, site, 32, 'common.Hash')
 
-/**
- * An address as a JSON object key (encoding/json decodes map keys with UnmarshalText, so geth's
- * errors carry no "json: cannot unmarshal" wrapping). Returns lowercase.
- */
-function decodeAddressKey(k: string, site: Site): string {
-  const checked = checkText(k)
-  if ('error' in checked) return fail(argError(site, checked.error))
-  if (checked.digits.length !== 40) return fail(argError(site, `hex string has length ${checked.digits.length}, want 40 for common.Address`))
-  if (firstNonHex(checked.digits) !== -1) return fail(argError(site, ERR_SYNTAX))
-  return '0x' + checked.digits.toLowerCase()
-}
-
 /** hexutil.Bytes. */
 function decodeBytes(v: unknown, site: Site): Uint8Array {
   const goType = 'hexutil.Bytes'
@@ -316,7 +304,7 @@ export function storageRequests(v: unknown, i: number): { address: string; slots
   if (typeof v !== 'object' || Array.isArray(v)) return fail(typeError(site, jsonKind(v), 'map[common.Address][]common.Hash'))
   const out: { address: string; slots: Uint8Array[] }[] = []
   for (const [key, list] of Object.entries(v as Record<string, unknown>)) {
-    decodeAddressKey(key, site)
+    decodeFixedKey(key, site, 20, 'Address')
     if (list !== null && !Array.isArray(list)) return fail(typeError(site, jsonKind(list), '[]common.Hash'))
     const slots: Uint8Array[] = list === null ? [] : new Array(list.length)
     for (let k = 0; k < slots.length; k++) slots[k] = decodeSlotKey((list as unknown[])[k], site)

@@ -155,7 +155,7 @@ test("eth_getStorageValues: geth's empty-request and slot-limit errors (executio
   const many = Array.from({ length: 513 }, (_, i) => `0x${i.toString(16)}`)
   assertError(await values({ [a]: many, '0xbb00000000000000000000000000000000000000': many }), -38026, 'too many slots (max 1024)')
   assert.equal((await values({ [a]: many.slice(0, 511), '0xbb00000000000000000000000000000000000000': many })).result['0xbb00000000000000000000000000000000000000'].length, 513, 'exactly 1024 slots are served')
-  assertError(await values({ '0xaa00': ['0x0'] }), -32602, 'invalid argument 0: hex string has length 4, want 40 for common.Address')
+  assertError(await values({ '0xaa00': ['0x0'] }), -32602, 'invalid argument 0: hex string has length 4, want 40 for Address')
   assertError(await values({ aa00000000000000000000000000000000000000: ['0x0'] }), -32602, 'invalid argument 0: hex string without 0x prefix')
   assertError(await values({ [a]: '0x0' }), -32602, 'invalid argument 0: json: cannot unmarshal string into Go value of type []common.Hash')
   assertError(await values({ [a]: ['0xzz'] }), -32602, 'invalid argument 0: json: cannot unmarshal invalid hex string into Go value of type common.Hash')
