@@ -23,6 +23,8 @@ import type { TransportLimits } from './rpc/limits.js'
 import { blockMethods } from './rpc/methods/eth-blocks.js'
 import { execMethods } from './rpc/methods/eth-exec.js'
 import { feeMethods } from './rpc/methods/eth-fees.js'
+import { fillMethods } from './rpc/methods/eth-fill.js'
+import { TipOracle } from './rpc/methods/tip-oracle.js'
 import { logMethods } from './rpc/methods/eth-logs.js'
 import { sendMethods } from './rpc/methods/eth-send.js'
 import { stateMethods } from './rpc/methods/eth-state.js'
@@ -158,9 +160,11 @@ export async function startNode(input: KeelConfig): Promise<RunningNode> {
   })
   dispatcher.registerAll(web3NetMethods(deps))
   dispatcher.registerAll(stateMethods(deps, headState))
-  dispatcher.registerAll(feeMethods(deps))
+  const tips = new TipOracle(view)
+  dispatcher.registerAll(feeMethods(deps, tips))
   dispatcher.registerAll(blockMethods(deps))
   dispatcher.registerAll(execMethods(deps))
+  dispatcher.registerAll(fillMethods(deps, tips))
   dispatcher.registerAll(metrics === null ? sendMethods(deps) : metrics.txpool.instrument(sendMethods(deps)))
   dispatcher.registerAll(logMethods(deps))
   dispatcher.registerAll(txpoolMethods(deps))

@@ -51,7 +51,7 @@ export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefi
   return withTip < maxFeePerGas ? withTip : maxFeePerGas
 }
 
-function accessListJson(list: FeeMarket1559Tx['accessList']): Json[] {
+export function accessListJson(list: FeeMarket1559Tx['accessList']): Json[] {
   const out: Json[] = new Array(list.length)
   for (let i = 0; i < list.length; i++) {
     const [address, keys] = list[i]!
@@ -62,7 +62,7 @@ function accessListJson(list: FeeMarket1559Tx['accessList']): Json[] {
   return out
 }
 
-function authorizationListJson(list: EOACode7702Tx['authorizationList']): Json[] {
+export function authorizationListJson(list: EOACode7702Tx['authorizationList']): Json[] {
   const out: Json[] = new Array(list.length)
   for (let i = 0; i < list.length; i++) {
     const [chainId, address, nonce, yParity, r, s] = list[i]!

@@ -24,14 +24,15 @@ export interface RateLimitSubject {
 
 /**
  * Default cost per method, in units of a cheap read (1). The ratio follows what each call costs this node:
- * eth_call/estimateGas/createAccessList run the EVM in the call pool (bounded by the 50M gas cap and the
- * 5 s timeout); eth_getLogs scans up to 10,000 blocks of blooms; sendRawTransaction recovers a signature and
- * enters the producer's queue. Methods not listed cost 1.
+ * eth_call/estimateGas/createAccessList (and eth_fillTransaction's estimate) run the EVM in the call pool
+ * (bounded by the 50M gas cap and the 5 s timeout); eth_getLogs scans up to 10,000 blocks of blooms;
+ * sendRawTransaction recovers a signature and enters the producer's queue. Methods not listed cost 1.
  */
 export const DEFAULT_METHOD_COSTS: Readonly<Record<string, number>> = Object.freeze({
   eth_call: 5,
   eth_estimateGas: 5,
   eth_createAccessList: 5,
+  eth_fillTransaction: 5,
   eth_simulateV1: 10,
   eth_getLogs: 10,
   eth_getFilterLogs: 10,

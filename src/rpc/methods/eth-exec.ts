@@ -13,7 +13,7 @@ import { resolveStateBlock } from './deps.js'
 import type { MethodDeps } from './deps.js'
 
 
-function toTask(kind: ExecTask['kind'], req: p.CallRequest, block: BlockRecord, so?: p.StateOverrides, bo?: p.BlockOverrides): ExecTask {
+export function toTask(kind: ExecTask['kind'], req: p.CallRequest, block: BlockRecord, so?: p.StateOverrides, bo?: p.BlockOverrides): ExecTask {
   // only the fields the request sets: every key, even one holding undefined, is written and read again
   // when the task is cloned to the worker
   const args: ExecCallArgs = {}
@@ -54,7 +54,7 @@ function toTask(kind: ExecTask['kind'], req: p.CallRequest, block: BlockRecord, 
   return task
 }
 
-function unwrap(result: ExecResult): Exclude<ExecResult, { ok: false }> {
+export function unwrap(result: ExecResult): Exclude<ExecResult, { ok: false }> {
   if (!result.ok) throw fromShape(result.error)
   return result
 }
