@@ -45,7 +45,8 @@ export function fillMethods(deps: MethodDeps, tips: TipOracle): Record<string, M
         gas = estimate.gas
       }
       const tx = unsignedTx(req, { chainId, nonce, gas }, deps)
-      return { raw: bytesToHex(tx.serialize()), tx: txJson(tx, deps.keccak(tx.serialize())) }
+      const raw = tx.serialize()
+      return { raw: bytesToHex(raw), tx: txJson(tx, deps.keccak(raw)) }
     },
   }
 }
