@@ -262,7 +262,7 @@ function buildTx(f: RawFields, common: Common): TypedTransaction {
 }
 
 /** @ethereumjs appends " (tx type=… hash=… …)" to its messages; the client does not need that. */
-function stripTxContext(message: string): string {
+export function stripTxContext(message: string): string {
   const at = message.indexOf(' (tx type=')
   return at === -1 ? message : message.slice(0, at)
 }

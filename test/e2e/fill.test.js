@@ -136,6 +136,8 @@ test("refusals in geth's words; a reverting estimate answers as eth_estimateGas 
   await expectError({ to: RECIPIENT, gasPrice: '0x0' }, -32000, 'gasPrice must be non-zero after london fork')
   await expectError({ from: wallet.address }, -32000, 'contract creation without any data provided')
   await expectError({ to: RECIPIENT, chainId: '0x1' }, -32000, "chainId does not match node's (have=1, want=24589)")
+  await expectError({ to: RECIPIENT, nonce: '0xffffffffffffffff', gas: '0x5208' }, -32000, 'nonce cannot equal or exceed MAX_UINT64 (2^64-1), given 18446744073709551615')
+  await expectError({ to: RECIPIENT, gas: '0x5208', maxFeePerGas: `0x8${'0'.repeat(63)}`, maxPriorityFeePerGas: '0x1' }, -32000, 'gasLimit * maxFeePerGas cannot exceed MAX_INTEGER (2^256-1)')
   await expectError({ to: RECIPIENT, blobVersionedHashes: [`0x01${'0'.repeat(62)}`] }, -32000, 'transaction type not supported')
   const { error } = await fill({ from: wallet.address, to: reverter.address, input: reverter.iface.encodeFunctionData('failRequire', []) })
   const viaEstimate = await rpc(node.url, 'eth_estimateGas', [{ from: wallet.address, to: reverter.address, input: reverter.iface.encodeFunctionData('failRequire', []) }])

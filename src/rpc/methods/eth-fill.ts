@@ -5,6 +5,7 @@
 
 import { createTx } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
+import { stripTxContext } from '../../chain/tx-intake.js'
 import type { MethodHandler } from '../context.js'
 import { serverError } from '../errors.js'
 import { accessListJson, authorizationListJson } from '../format.js'
@@ -103,7 +104,12 @@ function unsignedTx(req: p.CallRequest, filled: { chainId: bigint; nonce: bigint
   } else {
     data = { ...base, type: 0, gasPrice: req.gasPrice }
   }
-  return createTx(data as never, { common: deps.common, freeze: false })
+  try {
+    return createTx(data as never, { common: deps.common, freeze: false })
+  } catch (err) {
+    // what @ethereumjs refuses to encode (a nonce of 2^64-1, gas × fee cap past 2^256-1)
+    throw serverError(stripTxContext((err as Error).message))
+  }
 }
 
 /**
