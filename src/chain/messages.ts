@@ -28,8 +28,12 @@ export type PoolQuery =
   | { q: 'get'; hash: string }
   | { q: 'pendingHashes' }
 
+/** One submitted transaction's fate: its hash once pooled, or why the pool refused it. */
+export type SubmitOutcome = { ok: true; hash: string } | { ok: false; error: RpcErrorShape }
+
 export type ToProducer =
-  | { kind: 'submit'; id: number; tx: TxWire }
+  /** the transactions intake passed in one turn of the main thread's event loop, in arrival order */
+  | { kind: 'submit'; id: number; txs: TxWire[] }
   | { kind: 'pool'; id: number; query: PoolQuery }
   | { kind: 'shutdown'; id: number }
 

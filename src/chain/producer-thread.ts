@@ -1,7 +1,7 @@
 // Entry of the producer worker thread: the only writer of the chain database.
 
 import { parentPort, workerData } from 'node:worker_threads'
-import type { FromProducer, ProducerInit, ToProducer } from './messages.js'
+import type { FromProducer, ProducerInit, SubmitOutcome, ToProducer } from './messages.js'
 import { join } from 'node:path'
 import { bytesToHex } from '@ethereumjs/util'
 import { errorShape, headInfo, Producer } from './producer.js'
@@ -13,6 +13,25 @@ import { BurstCollector } from '../util/burst-gc.js'
 if (parentPort === null) throw new Error('producer-thread must run as a worker thread')
 const port = parentPort
 const post = (msg: FromProducer): void => port.postMessage(msg)
+const accepted = (result: { hash: string }): SubmitOutcome => ({ ok: true, hash: result.hash })
+const refused = (err: unknown): SubmitOutcome => ({ ok: false, error: errorShape(err) })
+
+/**
+ * Hashes of newly pooled transactions, sent to the main thread once per turn of this thread's event loop:
+ * a message per transaction cost the main thread a wake-up each.
+ */
+const pendingTx = {
+  hashes: [] as string[],
+  add(hashes: string[]): void {
+    if (this.hashes.length === 0) setImmediate(() => this.flush())
+    for (const h of hashes) this.hashes.push(h)
+  },
+  flush(): void {
+    const hashes = this.hashes
+    this.hashes = []
+    if (hashes.length > 0) post({ kind: 'pendingTx', hashes })
+  },
+}
 
 async function run(): Promise<void> {
   const { config, genesis } = workerData as ProducerInit
@@ -24,7 +43,7 @@ async function run(): Promise<void> {
     level,
     {
       onBlock: (event) => post(event),
-      onPendingTx: (hashes) => post({ kind: 'pendingTx', hashes }),
+      onPendingTx: (hashes) => pendingTx.add(hashes),
       onFatal: (message) => post({ kind: 'fatal', message }),
     },
     // a block is a burst of allocation followed by idle time until the next: collect in the gap
@@ -34,9 +53,9 @@ async function run(): Promise<void> {
   port.on('message', (msg: ToProducer) => {
     switch (msg.kind) {
       case 'submit':
-        producer.submit(msg.tx).then(
-          (result) => post({ kind: 'reply', id: msg.id, ok: true, result }),
-          (err: unknown) => post({ kind: 'reply', id: msg.id, ok: false, error: errorShape(err) }),
+        // started in arrival order, as separate messages would be; one reply for all of them
+        Promise.all(msg.txs.map((tx) => producer.submit(tx).then(accepted, refused))).then((outcomes) =>
+          post({ kind: 'reply', id: msg.id, ok: true, result: outcomes }),
         )
         break
       case 'pool':
