@@ -25,6 +25,8 @@ import { haltMessage } from './halt-message.js'
 import { feeCheck, gasLimitCheck, insufficientFunds, PrecheckError } from './precheck.js'
 import type { HaltError } from './halt-message.js'
 import type { WatchedEvm } from './gas-watch.js'
+import { authorizationListData } from './authorization-data.js'
+import { DEFAULT_SENDER } from './types.js'
 import type { ExecAccessListItem, ExecBlock, ExecCallArgs, ExecLimits, ExecResult, ExecTask } from './types.js'
 import { LruMap } from '../util/lru.js'
 
@@ -33,7 +35,6 @@ const TX_GAS_CAP_OSAKA = 1n << 24n
 /** geth stops the estimate binary search within 1.5% of the answer. */
 const ESTIMATE_ERROR_RATIO = 0.015
 const CALL_STIPEND = 2300n
-const ZERO_ADDRESS = `0x${'00'.repeat(20)}`
 const EMPTY = new Uint8Array(0)
 
 /**
@@ -292,14 +293,7 @@ export class ExecEngine {
         maxFeePerGas: args.maxFeePerGas ?? args.gasPrice ?? 0n,
         maxPriorityFeePerGas: args.maxPriorityFeePerGas ?? 0n,
         accessList: list ?? [],
-        authorizationList: args.authorizationList.map((a) => ({
-          chainId: `0x${a.chainId.toString(16)}`,
-          address: a.address,
-          nonce: `0x${a.nonce.toString(16)}`,
-          yParity: `0x${a.yParity.toString(16)}`,
-          r: `0x${a.r.toString(16)}`,
-          s: `0x${a.s.toString(16)}`,
-        })),
+        authorizationList: authorizationListData(args.authorizationList),
       }
     } else if (args.gasPrice !== undefined) {
       txData = list !== undefined ? { ...base, type: 1, gasPrice: args.gasPrice, accessList: list } : { ...base, type: 0, gasPrice: args.gasPrice }
@@ -316,7 +310,7 @@ export class ExecEngine {
     // keelNoGasLimitCap (patches/): a call may carry more gas than EIP-7825 lets a transaction carry
     const opts: TxOptions & { keelNoGasLimitCap: boolean } = { common, freeze: false, allowUnlimitedInitCodeSize: false, keelNoGasLimitCap: true }
     const tx = createTx(txData as never, opts)
-    const from = addressOf(args.from ?? ZERO_ADDRESS)
+    const from = addressOf(args.from ?? DEFAULT_SENDER)
     ;(tx as { getSenderAddress: () => Address }).getSenderAddress = () => from
     return tx
   }
@@ -372,7 +366,7 @@ export class ExecEngine {
 
   /** The sender, which must afford gas * price + value as geth's buyGas demands (also for eth_call). */
   private async fundedSender(s: Session, args: ExecCallArgs, gasLimit: bigint): Promise<{ address: Address; account: Account }> {
-    const address = addressOf(args.from ?? ZERO_ADDRESS)
+    const address = addressOf(args.from ?? DEFAULT_SENDER)
     const account = (await s.sm.getAccount(address)) ?? new Account()
     const cost = gasLimit * (args.maxFeePerGas ?? args.gasPrice ?? 0n) + (args.value ?? 0n)
     if (account.balance < cost) {
@@ -404,7 +398,7 @@ export class ExecEngine {
 
   /** Runs a plain message in the EVM with runTx's preparation and gas accounting (see isPlainMessage). */
   private async runDirect(s: Session, block: Block, args: ExecCallArgs, sender: Account, gasLimit: bigint, gas: MessageGas): Promise<Outcome> {
-    const caller = addressOf(args.from ?? ZERO_ADDRESS)
+    const caller = addressOf(args.from ?? DEFAULT_SENDER)
     const to = addressOf(args.to as string)
     const evm = s.vm.evm
     const journal = evm.journal
@@ -464,7 +458,7 @@ export class ExecEngine {
       // a fee-paying sender cannot buy more gas than its balance allows
       const feeCap = args.maxFeePerGas ?? args.gasPrice ?? 0n
       if (feeCap > 0n) {
-        const from = addressOf(args.from ?? ZERO_ADDRESS)
+        const from = addressOf(args.from ?? DEFAULT_SENDER)
         const balance = (await s.sm.getAccount(from))?.balance ?? 0n
         const value = args.value ?? 0n
         if (value >= balance) throw serverError('insufficient funds for transfer')
@@ -564,7 +558,7 @@ export class ExecEngine {
   private async accessList(task: ExecTask): Promise<ExecResult> {
     return this.withState(task, async (s, block) => {
       const gas = this.callGas(task)
-      const from = (task.args.from ?? ZERO_ADDRESS).toLowerCase()
+      const from = (task.args.from ?? DEFAULT_SENDER).toLowerCase()
       const to = task.args.to?.toLowerCase()
       let list = task.args.accessList ?? []
       let outcome: Outcome | undefined

@@ -6,6 +6,7 @@
 import { toChecksumAddress } from '@ethereumjs/util'
 import { ErrorCode, RpcError } from '../rpc/errors.js'
 import type { MessageGas } from './intrinsic-gas.js'
+import { DEFAULT_SENDER } from './types.js'
 import type { ExecCallArgs } from './types.js'
 
 export class PrecheckError extends RpcError {
@@ -15,14 +16,13 @@ export class PrecheckError extends RpcError {
   }
 }
 
-const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000'
 
 /** A message that names no fee is not checked (eth_call's NoBaseFee); one naming only a tip has a fee cap of zero. */
 export function feeCheck(args: ExecCallArgs, baseFee: bigint): PrecheckError | undefined {
   const feeCap = args.gasPrice ?? args.maxFeePerGas ?? 0n
   const tip = args.gasPrice ?? args.maxPriorityFeePerGas ?? 0n
   if (feeCap === 0n && tip === 0n) return undefined
-  const from = toChecksumAddress(args.from ?? ZERO_ADDRESS)
+  const from = toChecksumAddress(args.from ?? DEFAULT_SENDER)
   if (feeCap < tip) {
     return new PrecheckError(`max priority fee per gas higher than max fee per gas: address ${from}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`)
   }

@@ -2,6 +2,9 @@
 
 import type { RpcErrorShape } from '../rpc/errors.js'
 
+/** The sender of a call that names none (geth's TransactionArgs.from()). */
+export const DEFAULT_SENDER = '0x0000000000000000000000000000000000000000'
+
 export interface ExecBlock {
   number: bigint
   hash: string

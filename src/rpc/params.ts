@@ -379,7 +379,8 @@ export function blockTag(v: unknown, i: number): BlockRef {
   return decodeBlockRef(v, argSite(i))
 }
 
-const LATEST: BlockRef = Object.freeze({ kind: 'tag', tag: 'latest' }) as BlockRef
+/** The 'latest' block tag, as the parsers return it. */
+export const LATEST: BlockRef = Object.freeze({ kind: 'tag', tag: 'latest' }) as BlockRef
 
 /**
  * EIP-1898 block parameter: a tag, a number, a 32-byte hash, `{blockNumber}` or

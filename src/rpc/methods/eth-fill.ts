@@ -6,6 +6,8 @@
 import { createTx } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { stripTxContext } from '../../chain/tx-intake.js'
+import { authorizationListData } from '../../exec/authorization-data.js'
+import { DEFAULT_SENDER } from '../../exec/types.js'
 import type { MethodHandler } from '../context.js'
 import { serverError } from '../errors.js'
 import { accessListJson, authorizationListJson } from '../format.js'
@@ -16,12 +18,6 @@ import type { MethodDeps } from './deps.js'
 import { toTask, unwrap } from './eth-exec.js'
 import type { TipOracle } from './tip-oracle.js'
 
-const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000'
-const LATEST: p.BlockSelector = { kind: 'tag', tag: 'latest' }
-
-/** geth prints a *hexutil.Big with %v as 0x-hex. */
-const hexBig = (n: bigint): string => `0x${n.toString(16)}`
-
 export function fillMethods(deps: MethodDeps, tips: TipOracle): Record<string, MethodHandler> {
   const chainId = BigInt(deps.config.chainId)
   return {
@@ -30,7 +26,7 @@ export function fillMethods(deps: MethodDeps, tips: TipOracle): Record<string, M
       const req = p.callRequest(params[0], 0, { chainId })
       if (req.blobVersionedHashes !== undefined) throw serverError('transaction type not supported')
       await setFeeDefaults(req, tips, deps.view.head.baseFeePerGas)
-      const from = req.from ?? ZERO_ADDRESS
+      const from = req.from ?? DEFAULT_SENDER
       const nonce = req.nonce ?? BigInt(await deps.producer.query<bigint>({ q: 'nonce', address: from }))
       if (req.to === null && (req.input === undefined || req.input.length === 0)) throw serverError('contract creation without any data provided')
       if (req.authorizationList !== undefined) {
@@ -40,7 +36,7 @@ export function fillMethods(deps: MethodDeps, tips: TipOracle): Record<string, M
       let gas = req.gas
       if (gas === undefined) {
         // as geth: the estimate sees the fees and the value, not the nonce
-        const block = await resolveStateBlock(deps.view, LATEST)
+        const block = await resolveStateBlock(deps.view, p.LATEST)
         const estimate = unwrap(await deps.executor.run(toTask('estimateGas', { ...req, nonce: undefined }, block)))
         if (estimate.kind !== 'estimateGas') throw serverError('gas estimation failed')
         gas = estimate.gas
@@ -65,7 +61,7 @@ async function setFeeDefaults(req: p.CallRequest, tips: TipOracle, headBaseFee: 
   req.maxPriorityFeePerGas ??= await tips.suggest()
   req.maxFeePerGas ??= req.maxPriorityFeePerGas + 2n * headBaseFee
   if (req.maxFeePerGas < req.maxPriorityFeePerGas) {
-    throw serverError(`maxFeePerGas (${hexBig(req.maxFeePerGas)}) < maxPriorityFeePerGas (${hexBig(req.maxPriorityFeePerGas)})`)
+    throw serverError(`maxFeePerGas (${quantity(req.maxFeePerGas)}) < maxPriorityFeePerGas (${quantity(req.maxPriorityFeePerGas)})`)
   }
 }
 
@@ -79,7 +75,6 @@ function unsignedTx(req: p.CallRequest, filled: { chainId: bigint; nonce: bigint
     value: req.value ?? 0n,
     data: req.input ?? new Uint8Array(),
   }
-  const accessList = req.accessList?.map((e) => ({ address: e.address, storageKeys: e.storageKeys }))
   let data: Record<string, unknown>
   if (req.authorizationList !== undefined) {
     data = {
@@ -87,20 +82,13 @@ function unsignedTx(req: p.CallRequest, filled: { chainId: bigint; nonce: bigint
       type: 4,
       maxFeePerGas: req.maxFeePerGas,
       maxPriorityFeePerGas: req.maxPriorityFeePerGas,
-      accessList: accessList ?? [],
-      authorizationList: req.authorizationList.map((a) => ({
-        chainId: hexBig(a.chainId),
-        address: a.address,
-        nonce: hexBig(a.nonce),
-        yParity: hexBig(a.yParity),
-        r: hexBig(a.r),
-        s: hexBig(a.s),
-      })),
+      accessList: req.accessList ?? [],
+      authorizationList: authorizationListData(req.authorizationList),
     }
   } else if (req.maxFeePerGas !== undefined) {
-    data = { ...base, type: 2, maxFeePerGas: req.maxFeePerGas, maxPriorityFeePerGas: req.maxPriorityFeePerGas, accessList: accessList ?? [] }
-  } else if (accessList !== undefined) {
-    data = { ...base, type: 1, gasPrice: req.gasPrice, accessList }
+    data = { ...base, type: 2, maxFeePerGas: req.maxFeePerGas, maxPriorityFeePerGas: req.maxPriorityFeePerGas, accessList: req.accessList ?? [] }
+  } else if (req.accessList !== undefined) {
+    data = { ...base, type: 1, gasPrice: req.gasPrice, accessList: req.accessList }
   } else {
     data = { ...base, type: 0, gasPrice: req.gasPrice }
   }
