@@ -4,8 +4,9 @@
 
 import type { Common } from '@ethereumjs/common'
 import { createTxFromRLP, TransactionType } from '@ethereumjs/tx'
-import type { TypedTransaction } from '@ethereumjs/tx'
+import type { TransactionCache, TypedTransaction } from '@ethereumjs/tx'
 import { bytesToHex, hexToBytes, publicToAddress } from '@ethereumjs/util'
+import { trustedHexToBytes } from '../util/hex-bytes.js'
 
 export interface PooledTx {
   /** 0x-prefixed lowercase hash. */
@@ -60,7 +61,7 @@ export function senderAddressOf(senderPubKey: Uint8Array, common: Common): strin
 
 /**
  * Builds the pool entry of a decoded, signed tx whose sender public key is already known. The key is
- * injected into the tx cache so getSenderAddress()/runTx never recover it again.
+ * injected into the tx cache, with the sender, so getSenderAddress()/runTx never recover or hash it again.
  */
 export function makePooledTx(
   tx: TypedTransaction,
@@ -70,7 +71,10 @@ export function makePooledTx(
   hash: string,
   arrivedAt: number,
 ): PooledTx {
-  tx.cache.senderPubKey = senderPubKey
+  const cache = tx.cache as TransactionCache & { keelSenderAddress?: Uint8Array }
+  cache.senderPubKey = senderPubKey
+  // read by getSenderAddress() (patches/@ethereumjs+tx): runTx asks for it, and would hash the key again
+  cache.keelSenderAddress = trustedHexToBytes(sender)
   const { maxFeePerGas, maxPriorityFeePerGas } = feeFields(tx)
   return {
     hash,

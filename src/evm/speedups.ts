@@ -24,6 +24,7 @@ export const PATCHED_FILES: ReadonlyArray<{ pkg: string; file: string; marker: s
   { pkg: '@ethereumjs/rlp', file: 'index.js', marker: 'function decodeAt(' },
   { pkg: '@ethereumjs/vm', file: 'runTx.js', marker: 'opts.keelSkipSenderCodeCheck !== true' },
   { pkg: '@ethereumjs/tx', file: 'util/internal.js', marker: 'opts.keelNoGasLimitCap !== true' },
+  { pkg: '@ethereumjs/tx', file: 'capabilities/legacy.js', marker: 'const known = tx.cache.keelSenderAddress' },
 ]
 
 /** The patched files that are not (empty when all are). */

@@ -170,6 +170,11 @@ test('recovers the sender exactly once, and the wire form never recovers again',
   assert.equal(back.cost, ptx.cost)
   assert.equal(back.arrivedAt, ptx.arrivedAt)
   assert.equal(calls, 1)
+  // runTx's getSenderAddress() answers the sender known since intake (patches/@ethereumjs+tx), not a
+  // keccak of the public key, and hands out a fresh Address each time
+  assert.equal(bytesToHex(back.tx.cache.keelSenderAddress), signer)
+  back.tx.getSenderAddress().bytes.fill(0)
+  assert.equal(back.tx.getSenderAddress().toString(), signer)
 })
 
 test('what crosses to the producer carries only its own bytes, not a pool slab', () => {
