@@ -73,8 +73,9 @@ export function makePooledTx(
 ): PooledTx {
   const cache = tx.cache as TransactionCache & { keelSenderAddress?: Uint8Array }
   cache.senderPubKey = senderPubKey
-  // read by getSenderAddress() (patches/@ethereumjs+tx): runTx asks for it, and would hash the key again
-  cache.keelSenderAddress = trustedHexToBytes(sender)
+  // read by getSenderAddress() (patches/@ethereumjs+tx): runTx asks for it, and would hash the key again.
+  // Copied out of the Buffer pool's shared slab, which a view would keep alive as long as the tx is pooled.
+  cache.keelSenderAddress = new Uint8Array(trustedHexToBytes(sender))
   const { maxFeePerGas, maxPriorityFeePerGas } = feeFields(tx)
   return {
     hash,

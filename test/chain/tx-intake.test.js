@@ -173,6 +173,7 @@ test('recovers the sender exactly once, and the wire form never recovers again',
   // runTx's getSenderAddress() answers the sender known since intake (patches/@ethereumjs+tx), not a
   // keccak of the public key, and hands out a fresh Address each time
   assert.equal(bytesToHex(back.tx.cache.keelSenderAddress), signer)
+  assert.equal(back.tx.cache.keelSenderAddress.buffer.byteLength, 20, 'its own bytes, not a view into a shared slab')
   back.tx.getSenderAddress().bytes.fill(0)
   assert.equal(back.tx.getSenderAddress().toString(), signer)
 })
