@@ -125,6 +125,11 @@ export class ProducerClient {
     )
   }
 
+  /** The nonce of the sender's next transaction: its account's, past the transactions it has in the pool. */
+  async pendingNonce(address: string): Promise<bigint> {
+    return BigInt(await this.query<bigint>({ q: 'nonce', address }))
+  }
+
   query<T>(query: PoolQuery): Promise<T> {
     return this.request({ kind: 'pool', query } as ToProducer) as Promise<T>
   }

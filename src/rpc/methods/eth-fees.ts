@@ -7,18 +7,18 @@ import { invalidParams } from '../errors.js'
 import { quantity } from '../hex.js'
 import * as p from '../params.js'
 import { refToNumber } from './deps.js'
-import { TipOracle, tipSamplesOf } from './tip-oracle.js'
+import { tipSamplesOf } from './tip-oracle.js'
+import type { TipOracle } from './tip-oracle.js'
 import type { MethodDeps } from './deps.js'
 
 const MAX_FEE_HISTORY = 1024
 
-export function feeMethods(deps: MethodDeps, tips = new TipOracle(deps.view)): Record<string, MethodHandler> {
+export function feeMethods(deps: MethodDeps, tips: TipOracle): Record<string, MethodHandler> {
   const view = deps.view
-  const suggestTip = (): Promise<bigint> => tips.suggest()
   return {
     eth_gasPrice: async (params) => {
       p.expectParams(params, 0, 0)
-      return quantity((await suggestTip()) + view.head.baseFeePerGas)
+      return quantity((await tips.suggest()) + view.head.baseFeePerGas)
     },
     eth_baseFee: async (params) => {
       p.expectParams(params, 0, 0)
@@ -31,7 +31,7 @@ export function feeMethods(deps: MethodDeps, tips = new TipOracle(deps.view)): R
     },
     eth_maxPriorityFeePerGas: async (params) => {
       p.expectParams(params, 0, 0)
-      return quantity(await suggestTip())
+      return quantity(await tips.suggest())
     },
     eth_feeHistory: async (params) => {
       p.expectParams(params, 2, 3)

@@ -27,7 +27,7 @@ export function fillMethods(deps: MethodDeps, tips: TipOracle): Record<string, M
       if (req.blobVersionedHashes !== undefined) throw serverError('transaction type not supported')
       await setFeeDefaults(req, tips, deps.view.head.baseFeePerGas)
       const from = req.from ?? DEFAULT_SENDER
-      const nonce = req.nonce ?? BigInt(await deps.producer.query<bigint>({ q: 'nonce', address: from }))
+      const nonce = req.nonce ?? (await deps.producer.pendingNonce(from))
       if (req.to === null && (req.input === undefined || req.input.length === 0)) throw serverError('contract creation without any data provided')
       if (req.authorizationList !== undefined) {
         if (req.to === null) throw serverError('EIP-7702 transaction cannot be used to create contract')

@@ -79,7 +79,7 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
       const address = p.address(params[0], 0)
       const selector = p.blockSelector(params[1], 1, { optional: true })
       if (selector.kind === 'tag' && selector.tag === 'pending') {
-        return quantity(BigInt(await deps.producer.query<bigint>({ q: 'nonce', address })))
+        return quantity(await deps.producer.pendingNonce(address))
       }
       const known = latestAccount(selector, address)
       if (known !== undefined) return quantity(known?.nonce ?? 0n)
