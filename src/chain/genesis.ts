@@ -1,16 +1,31 @@
 // Genesis: the geth-format genesis.json that defines the chain, the default one written on first start
 // (funding a freshly generated operator key), and --dev's (anvil's and Hardhat's ten test accounts).
 
-import { pbkdf2Sync, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync, chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { HDKey } from '@scure/bip32'
-import { bytesToHex, hexToBytes, privateToAddress, publicToAddress } from '@ethereumjs/util'
-import { latestForkConfig } from '../evm/common.js'
-import type { GethGenesis } from '../evm/common.js'
+import { bytesToHex, hexToBytes, privateToAddress } from '@ethereumjs/util'
+import { latestForkConfig } from '../evm/geth-genesis.js'
+import type { GethGenesis } from '../evm/geth-genesis.js'
 
-export const DEV_MNEMONIC = 'test test test test test test test test test test test junk'
-export const DEV_ACCOUNT_COUNT = 10
+/**
+ * The first ten accounts (m/44'/60'/0'/0/i) of the test mnemonic "test test test test test test test
+ * test test test test junk": the ones anvil and Hardhat fund. Written out rather than derived at every
+ * --dev start (PBKDF2, BIP-32 and ten public keys cost ~165 ms of a start's CPU); test/chain/genesis.test.js
+ * derives them from the mnemonic again.
+ */
+export const DEV_ADDRESSES: readonly string[] = [
+  '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266',
+  '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+  '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc',
+  '0x90f79bf6eb2c4f870365e785982e1f101e93b906',
+  '0x15d34aaf54267db7d7c367839aaf71a00a2c6a65',
+  '0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc',
+  '0x976ea74026e726554db657fa54763abd0c3a0aa9',
+  '0x14dc79964da2c08b23698b3d3cc7ca32193d9955',
+  '0x23618e81e3f5cdf7f54c3d65f7fbc0abf5b21e8f',
+  '0xa0ee7a142d267c1f36714e4a8f75612f20a79720',
+]
 export const DEV_BALANCE_WEI = 10_000n * 10n ** 18n
 /** The default treasury: one billion tokens to the operator. */
 export const OPERATOR_BALANCE_WEI = 1_000_000_000n * 10n ** 18n
@@ -19,35 +34,6 @@ export const DEFAULT_BASE_FEE = 1_000_000_000n
 
 export const OPERATOR_KEY_FILE = 'operator.key'
 export const GENESIS_FILE = 'genesis.json'
-
-export interface DevAccount {
-  address: string
-  privateKey: string
-}
-
-/**
- * The BIP-39 seed of a mnemonic without passphrase (PBKDF2-HMAC-SHA512, 2,048 rounds, salt "mnemonic"),
- * with node's native crypto: @scure/bip39's JavaScript PBKDF2 took ~70 ms of every --dev start.
- */
-function bip39Seed(mnemonic: string): Uint8Array {
-  return pbkdf2Sync(mnemonic.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha512')
-}
-
-/** m/44'/60'/0'/0/i of the standard test mnemonic: the keys anvil and Hardhat fund. */
-export function devAccounts(count = DEV_ACCOUNT_COUNT): DevAccount[] {
-  // the path down to the address index once: deriving each account's whole path from the root cost five
-  // public keys per account in JavaScript (~250 ms of a --dev start)
-  const parent = HDKey.fromMasterSeed(bip39Seed(DEV_MNEMONIC)).derive("m/44'/60'/0'/0")
-  const accounts: DevAccount[] = []
-  for (let i = 0; i < count; i++) {
-    const child = parent.deriveChild(i)
-    const key = child.privateKey
-    if (key === null || child.publicKey === null) throw new Error('HD derivation produced no key')
-    // from the public key the derivation computed (decompressed), not by computing it again
-    accounts.push({ address: bytesToHex(publicToAddress(child.publicKey, true)), privateKey: bytesToHex(key) })
-  }
-  return accounts
-}
 
 function baseGenesis(chainId: number, alloc: GethGenesis['alloc']): GethGenesis {
   return {
@@ -66,7 +52,7 @@ function baseGenesis(chainId: number, alloc: GethGenesis['alloc']): GethGenesis 
 
 export function devGenesis(chainId: number): GethGenesis {
   const alloc: GethGenesis['alloc'] = {}
-  for (const account of devAccounts()) alloc[account.address] = { balance: `0x${DEV_BALANCE_WEI.toString(16)}` }
+  for (const address of DEV_ADDRESSES) alloc[address] = { balance: `0x${DEV_BALANCE_WEI.toString(16)}` }
   return baseGenesis(chainId, alloc)
 }
 

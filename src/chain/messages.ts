@@ -3,7 +3,7 @@
 import type { StateDiff } from './state-diff.js'
 import type { RpcErrorShape } from '../rpc/errors.js'
 import type { KeelConfig } from '../config/types.js'
-import type { GethGenesis } from '../evm/common.js'
+import type { GethGenesis } from '../evm/geth-genesis.js'
 
 export interface ProducerInit {
   config: KeelConfig

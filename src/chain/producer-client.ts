@@ -2,8 +2,6 @@
 
 import { PRODUCER_HEAP_LIMITS } from '../util/worker-heap.js'
 import { Worker } from 'node:worker_threads'
-import type { KeelConfig } from '../config/types.js'
-import type { GethGenesis } from '../evm/common.js'
 import { fromShape } from '../rpc/errors.js'
 import type { FromProducer, HeadInfo, NewBlockEvent, PoolQuery, ProducerInit, SubmitOutcome, ToProducer, TxWire } from './messages.js'
 
@@ -28,15 +26,17 @@ export class ProducerClient {
   private submitting: Array<{ tx: TxWire; resolve(r: { hash: string }): void; reject(err: unknown): void }> = []
   readonly ready: Promise<ProducerReady>
 
-  constructor(config: KeelConfig, genesis: GethGenesis, onFatal: (message: string) => void) {
-    const init: ProducerInit = { config, genesis }
-    this.worker = new Worker(new URL('./producer-thread.js', import.meta.url), { workerData: init, resourceLimits: PRODUCER_HEAP_LIMITS })
+  /** Spawns the thread, which loads its code at once; it opens the chain when `start` gives it the genesis. */
+  constructor(onFatal: (message: string) => void) {
+    this.worker = new Worker(new URL('./producer-thread.js', import.meta.url), { resourceLimits: PRODUCER_HEAP_LIMITS })
     let markReady!: (r: ProducerReady) => void
     let failReady!: (err: Error) => void
     this.ready = new Promise((resolve, reject) => {
       markReady = resolve
       failReady = reject
     })
+    // awaited by the caller of start(); a thread ended before it was started has no one waiting
+    this.ready.catch(() => {})
     this.worker.on('message', (msg: FromProducer) => {
       switch (msg.kind) {
         case 'reply': {
@@ -73,6 +73,16 @@ export class ProducerClient {
       for (const waiter of this.pending.values()) waiter.reject(err)
       this.pending.clear()
     })
+  }
+
+  /** Opens (or creates) the chain of `init.genesis`; `ready` resolves once the thread serves it. */
+  start(init: ProducerInit): void {
+    this.worker.postMessage(init)
+  }
+
+  /** Ends a thread that was never started (its genesis could not be resolved). */
+  async discard(): Promise<void> {
+    await this.worker.terminate()
   }
 
   onBlock(listener: (event: NewBlockEvent) => void): void {

@@ -1,6 +1,6 @@
 // Entry of the producer worker thread: the only writer of the chain database.
 
-import { parentPort, workerData } from 'node:worker_threads'
+import { parentPort } from 'node:worker_threads'
 import type { FromProducer, ProducerInit, SubmitOutcome, ToProducer } from './messages.js'
 import { join } from 'node:path'
 import { bytesToHex } from '@ethereumjs/util'
@@ -33,8 +33,7 @@ const pendingTx = {
   },
 }
 
-async function run(): Promise<void> {
-  const { config, genesis } = workerData as ProducerInit
+async function run({ config, genesis }: ProducerInit): Promise<void> {
   const level = await openChainLevel(join(config.dataDir, 'chain'), { cacheSize: 32 << 20, writeBufferSize: 16 << 20 })
   const collector = new BurstCollector()
   const producer = await Producer.open(
@@ -85,4 +84,8 @@ async function genesisHashOf(level: ChainLevel): Promise<string> {
   return hash === undefined ? '0x' : bytesToHex(hash)
 }
 
-run().catch((err: unknown) => post({ kind: 'fatal', message: `producer failed to start: ${(err as Error).stack ?? err}` }))
+// The thread loads its modules as soon as it is spawned, while the main thread resolves the genesis; the
+// first message is that genesis.
+port.once('message', (init: ProducerInit) => {
+  run(init).catch((err: unknown) => post({ kind: 'fatal', message: `producer failed to start: ${(err as Error).stack ?? err}` }))
+})

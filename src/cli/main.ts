@@ -1,6 +1,7 @@
 // The `keel` command line: picks the command, turns usage and config errors into exit code 2 with a
 // one-line message, and leaves everything else to the command. Further commands (init, credit,
-// account, db, backup, restore) go in src/cli/commands/<name>.ts and are listed in COMMANDS.
+// account, db, backup, restore) go in src/cli/commands/<name>.ts, with their summary in
+// commands/summaries.ts, and are listed in COMMANDS.
 
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -9,13 +10,8 @@ import { OPTIONS } from '../config/options.js'
 import type { KeelConfig } from '../config/types.js'
 import { UsageError, parseArgs } from './args.js'
 import { formatCommandUsage, formatUsage } from './help.js'
-import { accountCommand } from './commands/account.js'
-import { backupCommand } from './commands/backup.js'
-import { creditCommand } from './commands/credit.js'
-import { dbCommand } from './commands/db.js'
-import { initCommand } from './commands/init.js'
-import { restoreCommand } from './commands/restore.js'
-import type { CommandSummary } from './help.js'
+import { ACCOUNT_COMMAND, BACKUP_COMMAND, CREDIT_COMMAND, DB_COMMAND, INIT_COMMAND, RESTORE_COMMAND } from './commands/summaries.js'
+import type { NamedCommandSummary } from './commands/summaries.js'
 
 export interface CliIo {
   stdout(text: string): void
@@ -24,8 +20,7 @@ export interface CliIo {
   cwd: string
 }
 
-export interface CliCommand extends CommandSummary {
-  name: string
+export interface CliCommand extends NamedCommandSummary {
   /** Receives the arguments after the command name; resolves to the exit code (a server resolves once up). */
   run(argv: string[], io: CliIo): Promise<number>
 }
@@ -95,14 +90,19 @@ function helpCommand(commands: () => readonly CliCommand[]): CliCommand {
   }
 }
 
+/** A command listed by its summary and imported when it runs. */
+function loadedOnUse(summary: NamedCommandSummary, load: () => Promise<CliCommand>): CliCommand {
+  return { ...summary, run: async (argv, io) => (await load()).run(argv, io) }
+}
+
 const COMMANDS: readonly CliCommand[] = [
   startCommand,
-  initCommand,
-  creditCommand,
-  accountCommand,
-  dbCommand,
-  backupCommand,
-  restoreCommand,
+  loadedOnUse(INIT_COMMAND, async () => (await import('./commands/init.js')).initCommand),
+  loadedOnUse(CREDIT_COMMAND, async () => (await import('./commands/credit.js')).creditCommand),
+  loadedOnUse(ACCOUNT_COMMAND, async () => (await import('./commands/account.js')).accountCommand),
+  loadedOnUse(DB_COMMAND, async () => (await import('./commands/db.js')).dbCommand),
+  loadedOnUse(BACKUP_COMMAND, async () => (await import('./commands/backup.js')).backupCommand),
+  loadedOnUse(RESTORE_COMMAND, async () => (await import('./commands/restore.js')).restoreCommand),
   helpCommand(() => COMMANDS),
 ]
 

@@ -10,8 +10,8 @@ import { createMPT } from '@ethereumjs/mpt'
 import { Account, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util'
 import { keccak_256 as keccak256 } from '@noble/hashes/sha3.js'
 import { RLP } from '@ethereumjs/rlp'
-import { devAccounts, resolveGenesis, validateGenesis } from '../../dist/chain/genesis.js'
-import { startNode } from '../helpers/node.js'
+import { DEV_ADDRESSES, resolveGenesis, validateGenesis } from '../../dist/chain/genesis.js'
+import { DEV_ADDRESSES as DERIVED_DEV_ADDRESSES, DEV_KEYS, startNode } from '../helpers/node.js'
 import { rpcResult } from '../helpers/rpc.js'
 
 let work
@@ -21,12 +21,16 @@ before(() => {
 after(() => rmSync(work, { recursive: true, force: true }))
 
 test('--dev funds the ten accounts anvil and Hardhat fund', () => {
-  const accounts = devAccounts()
-  assert.equal(accounts.length, 10)
-  assert.equal(accounts[0].address, '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266')
-  assert.equal(accounts[0].privateKey, '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
-  assert.equal(accounts[1].address, '0x70997970c51812dc3a010c7d01b50e0d17dc79c8')
-  assert.equal(accounts[9].address, '0xa0ee7a142d267c1f36714e4a8f75612f20a79720')
+  assert.equal(DEV_ADDRESSES.length, 10)
+  assert.equal(DEV_ADDRESSES[0], '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266')
+  assert.equal(DEV_ADDRESSES[1], '0x70997970c51812dc3a010c7d01b50e0d17dc79c8')
+  assert.equal(DEV_ADDRESSES[9], '0xa0ee7a142d267c1f36714e4a8f75612f20a79720')
+  // the written-out list is the mnemonic's derivation (ethers' BIP-39/BIP-32, m/44'/60'/0'/0/i)
+  assert.deepEqual(DEV_ADDRESSES, DERIVED_DEV_ADDRESSES.map((a) => a.toLowerCase()))
+  assert.equal(DEV_KEYS[0], '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
+  const genesis = resolveGenesis({ dataDir: join(work, 'dev'), dev: true, chainId: 24589 }).genesis
+  assert.deepEqual(Object.keys(genesis.alloc), DEV_ADDRESSES)
+  for (const account of Object.values(genesis.alloc)) assert.equal(BigInt(account.balance), 10_000n * 10n ** 18n)
 })
 
 test('the default genesis credits a new operator key kept with 0600 permissions, once', () => {

@@ -11,7 +11,8 @@ import {
   privateToAddress,
 } from '@ethereumjs/util'
 import { loadFastCrypto } from '../../dist/evm/crypto.js'
-import { createChainCommon, latestForkConfig } from '../../dist/evm/common.js'
+import { createChainCommon } from '../../dist/evm/common.js'
+import { latestForkConfig } from '../../dist/evm/geth-genesis.js'
 import { decodeRawTransaction, formatEther2 } from '../../dist/chain/tx-intake.js'
 import { fromWire, toWire } from '../../dist/chain/pooled-tx.js'
 

@@ -9,6 +9,7 @@ import { listKeystores, operatorKeyPath, saveKeystore } from '../../operator/key
 import { addressOfKey, decryptKeystore, encryptKeystore, LIGHT_SCRYPT, STANDARD_SCRYPT } from '../../operator/keystore.js'
 import { Refusal } from '../../operator/refusal.js'
 import { UsageError } from '../args.js'
+import { ACCOUNT_COMMAND } from './summaries.js'
 import type { CliCommand, CliIo } from '../main.js'
 import { nodeConfig, refusalsExit2, commandArgs, stringFlag } from '../command-support.js'
 import { PASSPHRASE_FILE_FLAG, passphraseSource } from '../passphrase.js'
@@ -35,9 +36,7 @@ const HELP = [
 const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/
 
 export const accountCommand: CliCommand = {
-  name: 'account',
-  usage: 'account new | import <0xKEY> | import --from-operator-key | list [--data-dir DIR]',
-  summary: 'manage operator keys (Web3 Secret Storage v3 keystore files)',
+  ...ACCOUNT_COMMAND,
   async run(argv, io) {
     const args = commandArgs(accountCommand, argv, io, FLAGS, { booleanFlags: BOOLEAN_FLAGS, help: HELP })
     if (args === undefined) return 0

@@ -7,15 +7,14 @@ import { backupChain, checkBackupTarget } from '../../admin/backup.js'
 import type { BackupManifest } from '../../admin/backup.js'
 import { openExistingChain } from '../../admin/open-chain.js'
 import { UsageError } from '../args.js'
+import { BACKUP_COMMAND } from './summaries.js'
 import type { CliCommand } from '../main.js'
 import { nodeConfig, refusalsExit2, commandArgs } from '../command-support.js'
 
 const FLAGS = ['help', 'data-dir', 'config'] as const
 
 export const backupCommand: CliCommand = {
-  name: 'backup',
-  usage: 'backup <dir> [--data-dir DIR]',
-  summary: 'copy the chain (consistent, also while the node runs), genesis and keys into a new folder',
+  ...BACKUP_COMMAND,
   async run(argv, io) {
     const args = commandArgs(backupCommand, argv, io, FLAGS)
     if (args === undefined) return 0

@@ -9,6 +9,7 @@ import { loadSigningKey } from '../../operator/key-files.js'
 import { formatAmount, parseAmount, parseUnit } from '../../operator/units.js'
 import { parseArgs, UsageError } from '../args.js'
 import { formatCommandUsage } from '../help.js'
+import { CREDIT_COMMAND } from './summaries.js'
 import type { CliCommand } from '../main.js'
 import { nodeConfig, refusalsExit2, rejectUnknownFlags, stringFlag } from '../command-support.js'
 import { PASSPHRASE_FILE_FLAG, passphraseSource } from '../passphrase.js'
@@ -32,9 +33,7 @@ function splitArgs(argv: string[]): { flags: Record<string, string | boolean>; p
 }
 
 export const creditCommand: CliCommand = {
-  name: 'credit',
-  usage: 'credit <address> <amount> [--unit ether|gwei|wei] [--rpc URL] [--data-dir DIR | --keystore FILE]',
-  summary: 'send native token from the operator (treasury) key to an address and print its new balance',
+  ...CREDIT_COMMAND,
   async run(argv, io) {
     const { flags, positionals } = splitArgs(argv)
     if ('help' in flags) {

@@ -7,6 +7,7 @@ import { chainStats } from '../../admin/db-stats.js'
 import type { DbStats } from '../../admin/db-stats.js'
 import { openExistingChain } from '../../admin/open-chain.js'
 import { UsageError } from '../args.js'
+import { DB_COMMAND } from './summaries.js'
 import type { CliCommand } from '../main.js'
 import { nodeConfig, refusalsExit2, commandArgs } from '../command-support.js'
 
@@ -47,9 +48,7 @@ function formatStats(stats: DbStats, source: string): string {
 }
 
 export const dbCommand: CliCommand = {
-  name: 'db',
-  usage: 'db stats [--data-dir DIR] [--json]',
-  summary: 'chain database statistics: size on disk, head, blocks and transactions (works while the node runs)',
+  ...DB_COMMAND,
   async run(argv, io) {
     const args = commandArgs(dbCommand, argv, io, FLAGS, { booleanFlags: ['json'] })
     if (args === undefined) return 0

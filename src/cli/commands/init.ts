@@ -3,6 +3,7 @@
 
 import { toChecksumAddress } from '@ethereumjs/util'
 import { UsageError } from '../args.js'
+import { INIT_COMMAND } from './summaries.js'
 import type { CliCommand } from '../main.js'
 import { nodeConfig, refusalsExit2, commandArgs } from '../command-support.js'
 
@@ -18,9 +19,7 @@ const HELP = [
 ].join('\n')
 
 export const initCommand: CliCommand = {
-  name: 'init',
-  usage: 'init [--genesis FILE] [--data-dir DIR]',
-  summary: 'create a data folder from a genesis.json (default: a new operator key funds the treasury) without starting',
+  ...INIT_COMMAND,
   async run(argv, io) {
     const args = commandArgs(initCommand, argv, io, FLAGS, { help: HELP })
     if (args === undefined) return 0

@@ -4,15 +4,14 @@
 import { resolve } from 'node:path'
 import { restoreChain } from '../../admin/restore.js'
 import { UsageError } from '../args.js'
+import { RESTORE_COMMAND } from './summaries.js'
 import type { CliCommand } from '../main.js'
 import { nodeConfig, refusalsExit2, commandArgs } from '../command-support.js'
 
 const FLAGS = ['help', 'data-dir', 'config'] as const
 
 export const restoreCommand: CliCommand = {
-  name: 'restore',
-  usage: 'restore <dir> [--data-dir DIR]',
-  summary: 'restore a backup into a data folder without a chain (the node must not be running there)',
+  ...RESTORE_COMMAND,
   async run(argv, io) {
     const args = commandArgs(restoreCommand, argv, io, FLAGS)
     if (args === undefined) return 0

@@ -1,0 +1,44 @@
+// What `keel help` lists for each operator command. The commands themselves are loaded only when run:
+// their modules reach the chain and key-file code, which `keel start` would otherwise load for nothing.
+
+import type { CommandSummary } from '../help.js'
+
+export interface NamedCommandSummary extends CommandSummary {
+  name: string
+}
+
+export const INIT_COMMAND: NamedCommandSummary = {
+  name: 'init',
+  usage: 'init [--genesis FILE] [--data-dir DIR]',
+  summary: 'create a data folder from a genesis.json (default: a new operator key funds the treasury) without starting',
+}
+
+export const CREDIT_COMMAND: NamedCommandSummary = {
+  name: 'credit',
+  usage: 'credit <address> <amount> [--unit ether|gwei|wei] [--rpc URL] [--data-dir DIR | --keystore FILE]',
+  summary: 'send native token from the operator (treasury) key to an address and print its new balance',
+}
+
+export const ACCOUNT_COMMAND: NamedCommandSummary = {
+  name: 'account',
+  usage: 'account new | import <0xKEY> | import --from-operator-key | list [--data-dir DIR]',
+  summary: 'manage operator keys (Web3 Secret Storage v3 keystore files)',
+}
+
+export const DB_COMMAND: NamedCommandSummary = {
+  name: 'db',
+  usage: 'db stats [--data-dir DIR] [--json]',
+  summary: 'chain database statistics: size on disk, head, blocks and transactions (works while the node runs)',
+}
+
+export const BACKUP_COMMAND: NamedCommandSummary = {
+  name: 'backup',
+  usage: 'backup <dir> [--data-dir DIR]',
+  summary: 'copy the chain (consistent, also while the node runs), genesis and keys into a new folder',
+}
+
+export const RESTORE_COMMAND: NamedCommandSummary = {
+  name: 'restore',
+  usage: 'restore <dir> [--data-dir DIR]',
+  summary: 'restore a backup into a data folder without a chain (the node must not be running there)',
+}

@@ -1,0 +1,206 @@
+// Everything of a running node above the producer thread: the read view, the head state, the call pool,
+// the RPC methods, subscriptions, the uWebSockets.js server, the admin socket and metrics. node.ts loads
+// this module while the producer thread starts, so that the two threads load their code side by side.
+
+import { join } from 'node:path'
+import { startAdminSocket } from './admin/admin-socket.js'
+import type { ProducerClient, ProducerReady } from './chain/producer-client.js'
+import { openChainLevel } from './chain/store/level.js'
+import { EIP7825_TX_GAS_CAP } from './chain/tx-intake.js'
+import { ChainView } from './chain/view.js'
+import type { KeelConfig } from './config/types.js'
+import { createChainCommon } from './evm/common.js'
+import type { GethGenesis } from './evm/geth-genesis.js'
+import { loadFastCrypto } from './evm/crypto.js'
+import { ExecPool } from './exec/pool.js'
+import { StateReader } from './exec/state-reader.js'
+import type { Logger } from './logging/logger.js'
+import { Dispatcher } from './rpc/dispatch.js'
+import { FilterRegistry } from './rpc/filters.js'
+import { defaultTransportLimits } from './rpc/limits.js'
+import type { TransportLimits } from './rpc/limits.js'
+import { blockMethods } from './rpc/methods/eth-blocks.js'
+import { execMethods } from './rpc/methods/eth-exec.js'
+import { feeMethods } from './rpc/methods/eth-fees.js'
+import { fillMethods } from './rpc/methods/eth-fill.js'
+import { TipOracle } from './rpc/methods/tip-oracle.js'
+import { logMethods } from './rpc/methods/eth-logs.js'
+import { sendMethods } from './rpc/methods/eth-send.js'
+import { stateMethods } from './rpc/methods/eth-state.js'
+import type { MethodDeps } from './rpc/methods/deps.js'
+import { txpoolMethods } from './rpc/methods/txpool.js'
+import { web3NetMethods } from './rpc/methods/web3-net.js'
+import { RpcServer } from './rpc/server.js'
+import type { AccessSetup } from './rpc/access.js'
+import type { WsTransportStats } from './rpc/server.js'
+import { subscribeMethods } from './rpc/methods/eth-subscribe.js'
+import { pendingTransactionJson } from './rpc/pending-tx-json.js'
+import { SubscriptionManager } from './rpc/subscriptions.js'
+import { createMetrics } from './metrics/metrics.js'
+import { observedEnvelope } from './metrics/metered-envelope.js'
+import { MetricsServer } from './metrics/server.js'
+import { bindNodeSources } from './metrics/sources.js'
+import type { SubscriptionStats } from './rpc/subscriptions.js'
+
+export interface RunningNode {
+  url: string
+  port: number
+  chainId: number
+  /** WebSocket connection and subscription counts (metrics, leak tests). */
+  wsStats(): { transport: WsTransportStats; subscriptions: SubscriptionStats }
+  close(): Promise<void>
+}
+
+/** What node.ts has set up before this module's part of the start. */
+export interface ChainStart {
+  config: KeelConfig
+  genesis: GethGenesis
+  producer: ProducerClient
+  ready: ProducerReady
+  access: AccessSetup
+  /** the health checks read the head from here; set as soon as the view exists */
+  headSource: { view?: ChainView }
+  version: string
+  /** one human line on stdout */
+  log(line: string): void
+  logger: Logger
+}
+
+const ETHER = 10n ** 18n
+
+export async function serveChain(start: ChainStart): Promise<RunningNode> {
+  const { config, genesis, producer, ready, access, log, logger } = start
+  const crypto = await loadFastCrypto()
+  const common = createChainCommon(genesis, crypto.customCrypto)
+  const level = await openChainLevel(join(config.dataDir, 'chain'), { createIfMissing: false })
+  const view = new ChainView(level, common, crypto.keccak256, ready.head, ready.genesisHash, config.stateHistory)
+  producer.onBlock((event) => view.applyBlock(event))
+  start.headSource.view = view
+  // 'latest' stays warm: the block's state diff goes to the main thread's reader and every call worker
+  const headState = new StateReader(common, level, { nodeCacheBytes: 16 << 20, slots: 32_000 })
+  const filters = new FilterRegistry(config.filterTimeoutSeconds * 1000)
+  producer.onPendingTx((hashes) => filters.onPendingTransactions(hashes))
+  const executor = new ExecPool(
+    { dataDir: config.dataDir, genesis, limits: { gasCap: config.rpcGasCap, timeoutMs: config.rpcEvmTimeoutMs } },
+    { workers: config.callWorkers },
+  )
+  producer.onBlock((event) => {
+    if (event.stateDiff === undefined) return
+    headState.applyDiff(event.stateDiff)
+    executor.publishStateDiff(event.stateDiff)
+  })
+
+  const deps: MethodDeps = {
+    config,
+    common,
+    view,
+    producer,
+    executor,
+    filters,
+    keccak: crypto.keccak256,
+    clientVersion: `Keel/v${start.version}/${process.platform}-${process.arch}/node${process.versions.node}`,
+    intake: {
+      common,
+      chainId: BigInt(config.chainId),
+      blockGasLimit: ready.head.gasLimit,
+      txGasCap: EIP7825_TX_GAS_CAP,
+      maxTxSize: config.txMaxSize,
+      txFeeCapWei: BigInt(Math.round(config.rpcTxFeeCap * 1e6)) * (ETHER / 1_000_000n),
+    },
+  }
+  producer.onBlock((event) => {
+    deps.intake.blockGasLimit = event.head.gasLimit
+  })
+
+  const dispatcher = new Dispatcher()
+  const metrics = config.metrics
+    ? createMetrics({ isKnownMethod: (method) => dispatcher.has(method), version: start.version, chainId: config.chainId })
+    : null
+  producer.onBlock((event) => {
+    metrics?.chain.onBlock(event)
+    if (logger.isEnabled('debug')) {
+      logger.debug('block sealed', { number: event.head.number, hash: event.head.hash, txs: event.txHashes.length, gasUsed: event.head.gasUsed, ...event.stats })
+    }
+  })
+  dispatcher.registerAll(web3NetMethods(deps))
+  dispatcher.registerAll(stateMethods(deps, headState))
+  const tips = new TipOracle(view)
+  dispatcher.registerAll(feeMethods(deps, tips))
+  dispatcher.registerAll(blockMethods(deps))
+  dispatcher.registerAll(execMethods(deps))
+  dispatcher.registerAll(fillMethods(deps, tips))
+  dispatcher.registerAll(metrics === null ? sendMethods(deps) : metrics.txpool.instrument(sendMethods(deps)))
+  dispatcher.registerAll(logMethods(deps))
+  dispatcher.registerAll(txpoolMethods(deps))
+  const subscriptions = new SubscriptionManager({
+    keccak: crypto.keccak256,
+    maxPerConnection: config.wsMaxSubscriptions,
+    pendingByteLimit: config.wsSendBufferLimit,
+    pendingTransactionJson: (hash) => pendingTransactionJson(producer, view, common, hash),
+    onError: (err) => logger.error('subscription fan-out failed', { err }),
+    onNotified: metrics === null ? undefined : (kind, count) => metrics.ws.notified(kind, count),
+  })
+  dispatcher.registerAll(subscribeMethods(subscriptions))
+  view.onHead((block) => subscriptions.publishBlock(block))
+  producer.onPendingTx((hashes) => subscriptions.publishPendingTransactions(hashes))
+
+  const limits: TransportLimits = {
+    ...defaultTransportLimits,
+    httpBodyLimit: config.httpBodyLimit,
+    batchRequestLimit: config.batchRequestLimit,
+    batchResponseMaxSize: config.batchResponseMaxSize,
+    wsMessageLimit: config.wsMessageLimit,
+    wsSendBufferLimit: config.wsSendBufferLimit,
+  }
+  const server = new RpcServer(observedEnvelope(dispatcher, limits, { rateLimiter: access.rateLimiter }, metrics, logger), {
+    ...access.serverOptions,
+    httpClientIp: access.rateLimiter.active || logger.isEnabled('debug'),
+    host: config.host,
+    port: config.port,
+    limits,
+    wsMaxConnectionsPerIp: config.wsMaxConnectionsPerIp,
+    wsIdleTimeoutSeconds: config.wsIdleTimeoutSeconds,
+    onWsClose: (session) => subscriptions.closeSession(session),
+  })
+  const port = await server.listen()
+  const admin = await startAdminSocket(level, config.dataDir, (message) => logger.warn(message))
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host
+  const url = `${access.scheme}://${host}:${port}`
+  let metricsServer: MetricsServer | undefined
+  if (metrics !== null) {
+    bindNodeSources(metrics, {
+      head: () => view.head,
+      txpoolStatus: () => producer.query({ q: 'status' }),
+      callPool: executor,
+      ws: { transport: () => server.wsStats(), subscriptions: () => subscriptions.stats() },
+      databaseFolder: join(config.dataDir, 'chain'),
+    })
+    if (access.rateLimiter !== undefined) metrics.rateLimit.observe(access.rateLimiter)
+    metricsServer = await MetricsServer.start(metrics.register, config.metricsHost, config.metricsPort, logger)
+    log(`metrics on ${metricsServer.url}`)
+  }
+  logger.info('chain ready', { chainId: config.chainId, head: ready.head.number, hardfork: ready.hardfork, genesis: ready.genesisHash })
+  logger.info('listening', { url, metrics: metricsServer?.url })
+  log(`listening on ${url}`)
+
+  let closing: Promise<void> | undefined
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      // Readiness fails first, so a load balancer stops sending while in-flight requests are answered.
+      access.health.startDraining()
+      await server.drain(config.shutdownGraceSeconds * 1000)
+      logger.info('shutting down')
+      await server.close()
+      await metricsServer?.close()
+      await admin?.close()
+      filters.close()
+      await producer.shutdown()
+      await executor.close()
+      await level.close()
+      logger.info('stopped')
+    })()
+    return closing
+  }
+  const wsStats = () => ({ transport: server.wsStats(), subscriptions: subscriptions.stats() })
+  return { url, port, chainId: config.chainId, wsStats, close }
+}
