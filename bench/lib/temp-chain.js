@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTx } from '@ethereumjs/tx'
 import { Address, bytesToHex, createContractAddress, hexToBytes, privateToAddress } from '@ethereumjs/util'
+import { paramsVM } from '@ethereumjs/vm'
 import { HDNodeWallet, Mnemonic } from 'ethers'
 import { Producer } from '../../dist/chain/producer.js'
 import { devGenesis } from '../../dist/chain/genesis.js'
@@ -73,7 +74,8 @@ export async function openTempChain(opts = {}) {
       fatal = new Error(message)
     },
   }, { plainTransfers: opts.plainTransfers })
-  const common = createChainCommon(genesis, crypto.customCrypto)
+  // primed as a call worker's is: the engines built on this chain run the VM
+  const common = createChainCommon(genesis, crypto.customCrypto, paramsVM)
   const intake = {
     common,
     chainId: BigInt(CHAIN_ID),

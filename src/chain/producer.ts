@@ -7,7 +7,7 @@ import type { Common } from '@ethereumjs/common'
 import { createMPT } from '@ethereumjs/mpt'
 import { Caches, CacheType } from '@ethereumjs/statemanager'
 import { Account, Address, bytesToHex, hexToBytes, ValueEncoding } from '@ethereumjs/util'
-import { createVM } from '@ethereumjs/vm'
+import { createVM, paramsVM } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
 import type { KeelConfig } from '../config/types.js'
 import { createChainCommon } from '../evm/common.js'
@@ -109,7 +109,7 @@ export class Producer {
   ): Promise<Producer> {
     const crypto = await loadFastCrypto()
     await installEvmSpeedups()
-    const common = createChainCommon(genesis, crypto.customCrypto)
+    const common = createChainCommon(genesis, crypto.customCrypto, paramsVM)
     const nodeCache = createNodeCache(50_000)
     const trieDb = new WritableTrieDB(level, nodeCache, config.stateHistory > 0)
     const trie = await createMPT({

@@ -3,10 +3,17 @@
 import { Common, createCommonFromGethGenesis, Hardfork } from '@ethereumjs/common'
 import type { CustomCrypto } from '@ethereumjs/common'
 import { memoizeEipLookups } from './eip-memo.js'
+import { paramsBlock } from '@ethereumjs/block'
+import { paramsTx } from '@ethereumjs/tx'
 import { primeCommonParams } from './params-memo.js'
+import type { CommonParams } from './params-memo.js'
 import type { GethGenesis } from './geth-genesis.js'
 
-export function createChainCommon(genesis: GethGenesis, customCrypto: CustomCrypto): Common {
+/**
+ * `vmParams`: the VM's parameter set (paramsVM) in a thread that runs the VM. The main thread passes none,
+ * so that it never loads @ethereumjs/vm and the EVM (about a quarter of the modules it would load).
+ */
+export function createChainCommon(genesis: GethGenesis, customCrypto: CustomCrypto, vmParams?: CommonParams): Common {
   const normalised = {
     ...genesis,
     nonce: genesis.nonce ?? '0x0',
@@ -16,7 +23,7 @@ export function createChainCommon(genesis: GethGenesis, customCrypto: CustomCryp
   }
   const common = createCommonFromGethGenesis(normalised as never, { chain: 'keel', customCrypto })
   common.setHardforkBy({ blockNumber: 0n, timestamp: BigInt(normalised.timestamp) })
-  primeCommonParams(common)
+  primeCommonParams(common, vmParams === undefined ? [paramsTx, paramsBlock] : [paramsTx, paramsBlock, vmParams])
   memoizeEipLookups()
   if (!common.gteHardfork(Hardfork.London)) {
     throw new Error('genesis config: Keel needs London (EIP-1559) active from block 0 (set londonBlock: 0)')

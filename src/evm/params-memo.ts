@@ -2,15 +2,12 @@
 // updateParams(paramsTx) on the copy, which deep-copies each parameter set through a JSON round trip and
 // rebuilds the parameter cache: 5-7% of block building and of every eth_call. A copy shares its source's
 // parameter cache, so when that cache was built after the same parameter object was merged, merging it
-// again changes nothing. The chain's Common is primed with the tx, block and VM parameters once; every
-// copy made from it then skips the repeat.
+// again changes nothing. The chain's Common is primed with the tx and block parameters (and the VM's, in the
+// threads that run one) once; every copy made from it then skips the repeat.
 
 import { Common } from '@ethereumjs/common'
-import { paramsBlock } from '@ethereumjs/block'
-import { paramsTx } from '@ethereumjs/tx'
-import { paramsVM } from '@ethereumjs/vm'
 
-type Params = Parameters<Common['updateParams']>[0]
+export type CommonParams = Parameters<Common['updateParams']>[0]
 type Internals = { _params: object; _paramsCache: object; _buildParamsCache(): void }
 
 /** a `_params` object (shared by a Common and its copies) -> the parameter objects merged into it */
@@ -22,7 +19,7 @@ let installed = false
 function install(): void {
   if (installed) return
   installed = true
-  const proto = Common.prototype as unknown as Internals & { updateParams(params: Params): void }
+  const proto = Common.prototype as unknown as Internals & { updateParams(params: CommonParams): void }
   const originalBuild = proto._buildParamsCache
   proto._buildParamsCache = function buildParamsCache(this: Internals): void {
     originalBuild.call(this)
@@ -30,7 +27,7 @@ function install(): void {
     if (merged !== undefined) builtWith.set(this._paramsCache, new Set(merged))
   }
   const originalUpdate = proto.updateParams
-  proto.updateParams = function updateParams(this: Internals, params: Params): void {
+  proto.updateParams = function updateParams(this: Internals, params: CommonParams): void {
     if (builtWith.get(this._paramsCache)?.has(params)) return
     let merged = mergedInto.get(this._params)
     if (merged === undefined) {
@@ -42,8 +39,8 @@ function install(): void {
   }
 }
 
-/** Installs the memo and primes `common` so that the copies @ethereumjs makes of it skip the merge. */
-export function primeCommonParams(common: Common): void {
+/** Installs the memo and primes `common` with `sets`, so that the copies @ethereumjs makes of it skip the merge. */
+export function primeCommonParams(common: Common, sets: readonly CommonParams[]): void {
   install()
-  for (const params of [paramsTx, paramsBlock, paramsVM]) common.updateParams(params)
+  for (const params of sets) common.updateParams(params)
 }

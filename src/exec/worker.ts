@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { createBlockHeaderFromRLP } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { hexToBytes } from '@ethereumjs/util'
+import { paramsVM } from '@ethereumjs/vm'
 import { BroadcastChannel, threadId } from 'node:worker_threads'
 import { workerData } from 'piscina'
 import type { StateDiff } from '../chain/state-diff.js'
@@ -25,7 +26,7 @@ async function createEngine(): Promise<ExecEngine> {
   const init = workerData as ExecPoolInit
   const crypto = await loadFastCrypto()
   await installEvmSpeedups()
-  const common = createChainCommon(init.genesis, crypto.customCrypto)
+  const common = createChainCommon(init.genesis, crypto.customCrypto, paramsVM)
   const level = await openChainLevel(join(init.dataDir, 'chain'), { createIfMissing: false, cacheSize: 8 << 20 })
   // a pool worker runs one call at a time and nothing else: it may block on LevelDB reads
   const engine = new ExecEngine(common, level, init.limits, { syncReads: true })

@@ -12,8 +12,16 @@ import type {
   LegacyTx,
   TypedTransaction,
 } from '@ethereumjs/tx'
-import { Bloom } from '@ethereumjs/vm'
+import type { Bloom as BloomClass } from '@ethereumjs/vm'
+import { pathToFileURL } from 'node:url'
+import { ethereumjsEsmFile } from '../evm/evm-internals.js'
 import { addressHex, bytesToHex, bytesToQuantity, quantity } from './hex.js'
+
+// @ethereumjs/vm's Bloom from its own module: the package's index would load the whole VM and EVM into
+// the main thread, which runs neither (~220 modules; ~6 MiB of an idle node's RSS)
+const { Bloom } = (await import(pathToFileURL(ethereumjsEsmFile('@ethereumjs/vm', 'bloom/index.js')).href)) as {
+  Bloom: typeof BloomClass
+}
 
 const TYPE_LEGACY = 0
 const TYPE_ACCESS_LIST = 1
@@ -228,10 +236,10 @@ export function formatLog(log: LogRecord, ctx: LogContext): Json {
   return out
 }
 
-/** The 2048-bit bloom of a receipt's logs (addresses and topics). */
 /** The bloom of a receipt without logs (most transfers), as one flat string. */
 const EMPTY_BLOOM_HEX = `0x${'00'.repeat(256)}`
 
+/** The 2048-bit bloom of a receipt's logs (addresses and topics). */
 export function receiptBloom(logs: readonly LogRecord[], common?: TypedTransaction['common']): Uint8Array {
   const bloom = new Bloom(undefined, common)
   for (const [address, topics] of logs) {
