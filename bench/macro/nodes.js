@@ -22,17 +22,18 @@ function freePort() {
   })
 }
 
-async function waitForRpc(url, proc, deadlineMs) {
+/** Polls eth_chainId until it answers; resolves to the milliseconds from `spawnedAt` to that answer. */
+async function waitForRpc(url, proc, deadlineMs, spawnedAt = performance.now()) {
   const until = Date.now() + deadlineMs
   while (Date.now() < until) {
     if (proc.exitCode !== null) throw new Error(`node exited with ${proc.exitCode}`)
     try {
       const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' })
-      if (r.ok) return
+      if (r.ok) return performance.now() - spawnedAt
     } catch {
       // not listening yet
     }
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await new Promise((resolve) => setTimeout(resolve, 10))
   }
   throw new Error(`${url} did not answer within ${deadlineMs} ms`)
 }
@@ -40,34 +41,37 @@ async function waitForRpc(url, proc, deadlineMs) {
 /**
  * `dataDir`: a data folder to open (a chain made beforehand; removed on stop like the default temp one);
  * `args`: extra `keel start` flags.
- * @returns {Promise<{name, url, wsUrl, pid, stop()}>}
+ * @returns {Promise<{name, url, wsUrl, pid, startMs, stop()}>} (startMs: spawn to the first answer)
  */
 export async function startKeel({ dataDir = mkdtempSync(join(tmpdir(), 'keel-bench-')), args = [] } = {}) {
   const port = await freePort()
   // KEEL_BENCH_NODE_ARGS: extra node flags for profiling the node under load (e.g. --cpu-prof)
   const nodeArgs = (process.env.KEEL_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
+  const spawnedAt = performance.now()
   const proc = spawn(process.execPath, [...nodeArgs, join(repoRoot, 'bin', 'keel.js'), 'start', '--dev', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', String(port), '--metrics-port', '0',
     // one load generator = one client IP: lift the per-IP WebSocket cap for the 1,000-subscriber fan-out
     '--ws-max-connections-per-ip', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   proc.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)))
   const url = `http://127.0.0.1:${port}`
+  let startMs
   try {
-    await waitForRpc(url, proc, 30_000)
+    startMs = await waitForRpc(url, proc, 30_000, spawnedAt)
   } catch (err) {
     proc.kill('SIGKILL')
     throw new Error(`${err.message}\n${stderr}`)
   }
-  return { name: 'keel', url, wsUrl: `ws://127.0.0.1:${port}`, pid: proc.pid, stop: () => stop(proc, () => rmSync(dataDir, { recursive: true, force: true })) }
+  return { name: 'keel', url, wsUrl: `ws://127.0.0.1:${port}`, pid: proc.pid, startMs, stop: () => stop(proc, () => rmSync(dataDir, { recursive: true, force: true })) }
 }
 
 export async function startAnvil() {
   const port = await freePort()
   const bin = join(repoRoot, 'node_modules', '.bin', 'anvil')
+  const spawnedAt = performance.now()
   const proc = spawn(bin, ['--chain-id', '24589', '--block-time', '1', '--port', String(port), '--host', '127.0.0.1', '--silent'], { stdio: 'ignore' })
   const url = `http://127.0.0.1:${port}`
-  await waitForRpc(url, proc, 30_000)
-  return { name: 'anvil', url, wsUrl: `ws://127.0.0.1:${port}`, pid: proc.pid, stop: () => stop(proc) }
+  const startMs = await waitForRpc(url, proc, 30_000, spawnedAt)
+  return { name: 'anvil', url, wsUrl: `ws://127.0.0.1:${port}`, pid: proc.pid, startMs, stop: () => stop(proc) }
 }
 
 function stop(proc, cleanup = () => {}) {

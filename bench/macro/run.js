@@ -79,6 +79,8 @@ export async function runMacro({ quick, only, log = console.log }) {
       for (let i = 0; i < nodes.length; i++) results[nodes[i].name][name] = await measureOne(nodes[i], name, fn, contexts[i], log)
     }
     for (const node of nodes) {
+      // one node starts at a time, before any load: lower is better
+      results[node.name]['start to first answer (lower is better)'] = { value: Math.round(node.startMs), unit: 'ms', errors: 0 }
       results[node.name]['peak RSS'] = { value: peakRssMiB(node.pid), unit: 'MiB', errors: 0 }
       results[node.name]['blocks'] = { value: Number(await rpc(node.url, 'eth_blockNumber')), unit: '', errors: 0 }
     }
