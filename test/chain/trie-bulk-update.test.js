@@ -8,6 +8,7 @@ import { bytesToHex } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bulkUpdateTrie } from '../../dist/chain/store/trie-bulk-update.js'
 import { toNibbles, compareNibbles } from '../../dist/chain/ordered-trie.js'
+import { TimeSlicer } from '../../dist/util/time-slicer.js'
 
 // a small deterministic generator, so that a failure can be replayed
 function rng(seed) {
@@ -42,7 +43,7 @@ function key(random) {
 
 const value = (random) => bytes(random, [1, 2, 5, 20, 31, 40, 80][Math.floor(random() * 7)])
 
-async function check(seed, initial, batches) {
+async function check(seed, initial, batches, slicer) {
   const random = rng(seed)
   const reference = new MerklePatriciaTrie()
   const subject = new MerklePatriciaTrie()
@@ -70,7 +71,7 @@ async function check(seed, initial, batches) {
     }
     const items = [...writes.values()].map(([k, v]) => ({ nibbles: toNibbles(k), value: v }))
     items.sort((x, y) => compareNibbles(x.nibbles, y.nibbles))
-    const root = await bulkUpdateTrie(subject.database(), subject.root(), items, keccak_256)
+    const root = await bulkUpdateTrie(subject.database(), subject.root(), items, keccak_256, slicer)
     assert.equal(bytesToHex(root), bytesToHex(reference.root()), `seed ${seed}, batch ${b}: roots differ`)
     subject.root(root)
     for (const k of keys) {
@@ -114,4 +115,23 @@ test('deleting every key gives the empty trie root', async () => {
   const items = keys.map((k) => ({ nibbles: toNibbles(k), value: new Uint8Array(0) })).sort((x, y) => compareNibbles(x.nibbles, y.nibbles))
   const root = await bulkUpdateTrie(trie.database(), trie.root(), items, keccak_256)
   assert.equal(bytesToHex(root), bytesToHex(new MerklePatriciaTrie().root()))
+})
+
+test('a bulk update with a time slicer gives the event loop turns while it descends, and the same root', async () => {
+  // a slicer whose slices are over at once turns at every subtrie; the producer's uses 5 ms
+  const slicer = new TimeSlicer(0)
+  let turns = 0
+  let counting = true
+  const count = () => {
+    if (!counting) return
+    turns++
+    setImmediate(count)
+  }
+  setImmediate(count)
+  try {
+    await check(21, 300, [200, 50], slicer)
+  } finally {
+    counting = false
+  }
+  assert.ok(turns > 100, `only ${turns} event loop turns during the updates`)
 })

@@ -19,6 +19,7 @@ import { toNibbles } from '../ordered-trie.js'
 import { storageTriePrefix } from './state-db.js'
 import { bulkUpdateTrie } from './trie-bulk-update.js'
 import { TrieReader } from './trie-reader.js'
+import { TimeSlicer } from '../../util/time-slicer.js'
 import type { TrieNodeDB } from './trie-bulk-update.js'
 
 /** The trie DB under the MPT's checkpoint layer: node keys as unprefixed hex strings. */
@@ -48,6 +49,8 @@ export class BulkFlushStateManager extends FixedMerkleStateManager {
   private readonly bulk: boolean
   private readonly accountReader: TrieReader
   private readonly storageReader: TrieReader
+  /** a block's flush gives the producer's event loop a turn every few ms (submissions wait meanwhile) */
+  private readonly slicer = new TimeSlicer()
 
   constructor(opts: Options & { trie: MerklePatriciaTrie }) {
     super(opts)
@@ -67,6 +70,7 @@ export class BulkFlushStateManager extends FixedMerkleStateManager {
     trie.put = async (key, value, skipKeyTransform) => {
       if (this.pending === undefined) return put(key, value, skipKeyTransform)
       this.defer(key, value ?? DELETE, skipKeyTransform)
+      if (this.slicer.due) await this.slicer.turn()
     }
     trie.del = async (key, skipKeyTransform) => {
       if (this.pending === undefined) return del(key, skipKeyTransform)
@@ -107,6 +111,7 @@ export class BulkFlushStateManager extends FixedMerkleStateManager {
 
   override async flush(): Promise<void> {
     if (!this.bulk) return super.flush()
+    this.slicer.restart()
     await this.flushStorage()
     const writes = new Map<string, [Uint8Array, Uint8Array]>()
     this.pending = writes
@@ -118,7 +123,7 @@ export class BulkFlushStateManager extends FixedMerkleStateManager {
     if (writes.size === 0) return
     const items = [...writes.values()].map(([path, value]) => ({ nibbles: toNibbles(path), value }))
     const trie = this._trie
-    trie.root(await bulkUpdateTrie(trie.database(), trie.root(), items, this.hash))
+    trie.root(await bulkUpdateTrie(trie.database(), trie.root(), items, this.hash, this.slicer))
   }
 
   /** Every contract's cached storage writes, one bulk trie update per contract. */
@@ -149,7 +154,7 @@ export class BulkFlushStateManager extends FixedMerkleStateManager {
         this.onStorageWritten?.(address, fromRoot, key, value)
         return { nibbles: toNibbles(this.hash(key)), value: value.length > 0 ? RLP.encode(value) : DELETE }
       })
-      account.storageRoot = await bulkUpdateTrie(nodes, fromRoot, items, this.hash)
+      account.storageRoot = await bulkUpdateTrie(nodes, fromRoot, items, this.hash, this.slicer)
       // the library's storage trie for this contract (if it opened one) points at the old root
       delete this._storageTries[bytesToUnprefixedHex(hashedAddress)]
       await this.putAccount(address, account)

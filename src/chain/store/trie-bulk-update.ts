@@ -8,6 +8,7 @@ import { RLP } from '@ethereumjs/rlp'
 import { equalsBytes, KECCAK256_RLP } from '@ethereumjs/util'
 import type { TrieItem } from '../ordered-trie.js'
 import { compareNibbles, hexPrefix, TrieNodeBuilder } from '../ordered-trie.js'
+import type { TimeSlicer } from '../../util/time-slicer.js'
 
 type Raw = Uint8Array | Raw[]
 /** A decoded node: 17 items (branch) or 2 (hex-prefix path + value for a leaf, child for an extension). */
@@ -31,10 +32,11 @@ export async function bulkUpdateTrie(
   root: Uint8Array,
   items: TrieItem[],
   keccak: (data: Uint8Array) => Uint8Array,
+  slicer?: TimeSlicer,
 ): Promise<Uint8Array> {
   if (items.length === 0) return root
   items.sort((a, b) => compareNibbles(a.nibbles, b.nibbles))
-  const updater = new BulkUpdater(db, items, keccak)
+  const updater = new BulkUpdater(db, items, keccak, slicer)
   const start = equalsBytes(root, KECCAK256_RLP) ? null : await updater.load(root)
   const updated = await updater.apply(start, 0, 0, items.length)
   if (updated === null) {
@@ -56,6 +58,8 @@ class BulkUpdater {
     private readonly db: TrieNodeDB,
     private readonly items: TrieItem[],
     private readonly keccak: (data: Uint8Array) => Uint8Array,
+    /** gives the event loop a turn between subtries (the descent rarely waits on I/O) */
+    private readonly slicer: TimeSlicer | undefined,
   ) {}
 
   store(hash: Uint8Array, encoded: Uint8Array): void {
@@ -136,6 +140,7 @@ class BulkUpdater {
       const nibble = items[i].nibbles[depth]
       let j = i + 1
       while (j < hi && items[j].nibbles[depth] === nibble) j++
+      if (this.slicer?.due) await this.slicer.turn()
       branch[nibble] = (await this.apply(await this.resolve(branch[nibble]), depth + 1, i, j)) ?? EMPTY
       i = j
     }

@@ -6,22 +6,17 @@
 // Submissions taken meanwhile only touch the pool and the head-state reader, never this trie.
 
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { TimeSlicer } from '../../util/time-slicer.js'
 
-export function yieldWhileWriting(trie: MerklePatriciaTrie, everyMs = 10): void {
-  let lastYieldAt = performance.now()
-  const pause = async (): Promise<void> => {
-    if (performance.now() - lastYieldAt < everyMs) return
-    await new Promise<void>((resolve) => setImmediate(resolve))
-    lastYieldAt = performance.now()
-  }
+export function yieldWhileWriting(trie: MerklePatriciaTrie, slicer = new TimeSlicer(10)): void {
   const put = trie.put.bind(trie)
   const del = trie.del.bind(trie)
   trie.put = async (key, value, skipKeyTransform) => {
     await put(key, value, skipKeyTransform)
-    await pause()
+    if (slicer.due) await slicer.turn()
   }
   trie.del = async (key, skipKeyTransform) => {
     await del(key, skipKeyTransform)
-    await pause()
+    if (slicer.due) await slicer.turn()
   }
 }
