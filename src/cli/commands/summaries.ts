@@ -7,38 +7,35 @@ export interface NamedCommandSummary extends CommandSummary {
   name: string
 }
 
-export const INIT_COMMAND: NamedCommandSummary = {
-  name: 'init',
-  usage: 'init [--genesis FILE] [--data-dir DIR]',
-  summary: 'create a data folder from a genesis.json (default: a new operator key funds the treasury) without starting',
-}
+const command = (name: string, usage: string, summary: string): NamedCommandSummary => ({ name, usage, summary })
 
-export const CREDIT_COMMAND: NamedCommandSummary = {
-  name: 'credit',
-  usage: 'credit <address> <amount> [--unit ether|gwei|wei] [--rpc URL] [--data-dir DIR | --keystore FILE]',
-  summary: 'send native token from the operator (treasury) key to an address and print its new balance',
-}
-
-export const ACCOUNT_COMMAND: NamedCommandSummary = {
-  name: 'account',
-  usage: 'account new | import <0xKEY> | import --from-operator-key | list [--data-dir DIR]',
-  summary: 'manage operator keys (Web3 Secret Storage v3 keystore files)',
-}
-
-export const DB_COMMAND: NamedCommandSummary = {
-  name: 'db',
-  usage: 'db stats [--data-dir DIR] [--json]',
-  summary: 'chain database statistics: size on disk, head, blocks and transactions (works while the node runs)',
-}
-
-export const BACKUP_COMMAND: NamedCommandSummary = {
-  name: 'backup',
-  usage: 'backup <dir> [--data-dir DIR]',
-  summary: 'copy the chain (consistent, also while the node runs), genesis and keys into a new folder',
-}
-
-export const RESTORE_COMMAND: NamedCommandSummary = {
-  name: 'restore',
-  usage: 'restore <dir> [--data-dir DIR]',
-  summary: 'restore a backup into a data folder without a chain (the node must not be running there)',
-}
+export const INIT_COMMAND = command(
+  'init',
+  'init [--genesis FILE] [--data-dir DIR]',
+  'create a data folder from a genesis.json (default: a new operator key funds the treasury) without starting',
+)
+export const CREDIT_COMMAND = command(
+  'credit',
+  'credit <address> <amount> [--unit ether|gwei|wei] [--rpc URL] [--data-dir DIR | --keystore FILE]',
+  'send native token from the operator (treasury) key to an address and print its new balance',
+)
+export const ACCOUNT_COMMAND = command(
+  'account',
+  'account new | import <0xKEY> | import --from-operator-key | list [--data-dir DIR]',
+  'manage operator keys (Web3 Secret Storage v3 keystore files)',
+)
+export const DB_COMMAND = command(
+  'db',
+  'db stats [--data-dir DIR] [--json]',
+  'chain database statistics: size on disk, head, blocks and transactions (works while the node runs)',
+)
+export const BACKUP_COMMAND = command(
+  'backup',
+  'backup <dir> [--data-dir DIR]',
+  'copy the chain (consistent, also while the node runs), genesis and keys into a new folder',
+)
+export const RESTORE_COMMAND = command(
+  'restore',
+  'restore <dir> [--data-dir DIR]',
+  'restore a backup into a data folder without a chain (the node must not be running there)',
+)
