@@ -1,10 +1,13 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs, UsageError } from '../../dist/cli/args.js'
 import { run } from '../../dist/cli/main.js'
+import { startNode } from '../helpers/node.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const PKG = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
@@ -115,4 +118,25 @@ test('parseArgs: values, =values, booleans, short flags, positionals and --', ()
   assert.deepEqual({ ...parseArgs(['--port', '1', '--port', '2'], { booleanFlags }).flags }, { port: '2' })
   assert.throws(() => parseArgs(['-q'], { booleanFlags }), UsageError)
   assert.throws(() => parseArgs(['--=1'], { booleanFlags }), /malformed option --=1/)
+})
+
+test('keel start refuses a bad genesis file and a data folder another node holds, and exits', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'keel-cli-start-'))
+  let running
+  try {
+    // the producer thread is spawned before the genesis is read: it must not keep the process alive
+    const badGenesis = join(work, 'genesis.json')
+    writeFileSync(badGenesis, JSON.stringify({ config: { chainId: -1 }, gasLimit: '0x1', alloc: {} }))
+    const bad = await keel(['start', '--data-dir', join(work, 'a'), '--genesis', badGenesis, '--port', '0', '--metrics-port', '0'])
+    assert.equal(bad.code, 1)
+    assert.equal(bad.stderr, `keel: genesis ${badGenesis}: config.chainId must be a positive integer\n`)
+
+    running = await startNode({ dataDir: join(work, 'b') })
+    const second = await keel(['start', '--dev', '--data-dir', join(work, 'b'), '--port', '0', '--metrics-port', '0'])
+    assert.equal(second.code, 1)
+    assert.equal(second.stderr, `keel: the chain database ${join(work, 'b', 'chain')} is in use by another process (another node on the same --data-dir?)\n`)
+  } finally {
+    await running?.stop()
+    rmSync(work, { recursive: true, force: true })
+  }
 })

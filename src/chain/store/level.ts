@@ -22,6 +22,16 @@ export async function openChainLevel(location: string, opts: OpenOptions = {}): 
     writeBufferSize: opts.writeBufferSize ?? 16 << 20,
     createIfMissing: opts.createIfMissing ?? true,
   })
-  await level.open()
+  try {
+    await level.open()
+  } catch (err) {
+    // the LOCK of another process (a second node on the same data folder): classic-level only says
+    // "Database failed to open", with the reason in its cause
+    const cause = (err as { cause?: { code?: string } }).cause
+    if (cause?.code === 'LEVEL_LOCKED') {
+      throw new Error(`the chain database ${location} is in use by another process (another node on the same --data-dir?)`, { cause })
+    }
+    throw err
+  }
   return level
 }
