@@ -1,10 +1,10 @@
 // The chain's Common: chain id and hardfork schedule from a geth-format genesis, with fast crypto.
 
+import { paramsBlock } from '@ethereumjs/block'
 import { Common, createCommonFromGethGenesis, Hardfork } from '@ethereumjs/common'
 import type { CustomCrypto } from '@ethereumjs/common'
-import { memoizeEipLookups } from './eip-memo.js'
-import { paramsBlock } from '@ethereumjs/block'
 import { paramsTx } from '@ethereumjs/tx'
+import { memoizeEipLookups } from './eip-memo.js'
 import { primeCommonParams } from './params-memo.js'
 import type { CommonParams } from './params-memo.js'
 import type { GethGenesis } from './geth-genesis.js'
