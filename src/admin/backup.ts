@@ -10,6 +10,7 @@ import { GENESIS_FILE, OPERATOR_KEY_FILE } from '../chain/genesis.js'
 import type { ChainLevel } from '../chain/store/level.js'
 import { chainStats } from './db-stats.js'
 import { Refusal } from '../operator/refusal.js'
+import { eventLoopTurn } from '../util/time-slicer.js'
 
 export const MANIFEST_FILE = 'keel-backup.json'
 export const BACKUP_FORMAT = 'keel-backup/1'
@@ -66,7 +67,7 @@ export async function backupChain(level: ChainLevel, dataDir: string, targetDir:
         await batch.write()
         entries += rows.length
         bytes += batchBytes
-        if (batchBytes > BATCH_BYTES) await new Promise((resolve) => setImmediate(resolve))
+        if (batchBytes > BATCH_BYTES) await eventLoopTurn()
       }
     } finally {
       await iterator.close()

@@ -12,6 +12,7 @@ import { Bloom, encodeReceipt, runTx } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
 import { orderedTrieRoot } from './ordered-trie.js'
 import { applyPlainTransfer, plainTransfersApply } from './plain-transfer.js'
+import { eventLoopTurn } from '../util/time-slicer.js'
 import type { PooledTx } from './pooled-tx.js'
 import type { ReceiptRecord } from './receipts.js'
 
@@ -55,9 +56,6 @@ const BLOCK_TX_OVERHEAD_GAS = 21_000n
 const EMPTY_BLOOM = new Uint8Array(256)
 const YIELD_EVERY_TXS = 32
 
-/** One turn of the producer's event loop (submissions and pool queries waiting run). */
-const turn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve))
-
 export async function buildBlock(vm: VM, common: Common, input: BuildInput): Promise<BuiltBlock> {
   const { parent } = input
   const number = parent.number + 1n
@@ -96,7 +94,7 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
       // event loop for its whole build and every eth_sendRawTransaction would queue behind it
       if (++sinceYield === YIELD_EVERY_TXS) {
         sinceYield = 0
-        await turn()
+        await eventLoopTurn()
       }
       if (gasUsed + ptx.gasLimit > input.gasLimit) {
         // keep nonce order: later transactions of this sender wait for the next block
@@ -138,9 +136,9 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
     // as received at intake (the hash clients were given is of these bytes)
     const encodedTxs = included.map((p) => p.raw)
     // each of the two tries of a block of 1,000 transactions takes ~15 ms: submissions get a turn between
-    await turn()
+    await eventLoopTurn()
     const transactionsTrie = orderedTrieRoot(encodedTxs, keccak)
-    await turn()
+    await eventLoopTurn()
     const receiptTrie = orderedTrieRoot(
       receipts.map((rec, i) =>
         encodeReceipt(

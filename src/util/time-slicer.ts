@@ -3,6 +3,9 @@
 // would hold them all up; a TimeSlicer lets such a job give the event loop a turn every few
 // milliseconds: `if (slicer.due) await slicer.turn()` at its loop points.
 
+/** One turn of the event loop: what is waiting (messages, I/O callbacks) runs before this resolves. */
+export const eventLoopTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve))
+
 export class TimeSlicer {
   private sliceStartedAt = performance.now()
 
@@ -15,7 +18,7 @@ export class TimeSlicer {
 
   /** Lets the event loop run what is waiting (setImmediate), then starts a new slice. */
   async turn(): Promise<void> {
-    await new Promise<void>((resolve) => setImmediate(resolve))
+    await eventLoopTurn()
     this.sliceStartedAt = performance.now()
   }
 
