@@ -13,7 +13,12 @@ export function ethereumjsEsmFile(pkg: string, file: string): string {
   return join(dirname(require.resolve(pkg)), '..', 'esm', file)
 }
 
-/** Imports dist/esm/<file> of the installed @ethereumjs/evm (the very module the EVM runs). */
-export async function importEvmModule<T>(file: string): Promise<T> {
-  return (await import(pathToFileURL(ethereumjsEsmFile('@ethereumjs/evm', file)).href)) as T
+/** Imports dist/esm/<file> of an installed @ethereumjs package (the very module the package itself runs). */
+export async function importEthereumjsModule<T>(pkg: string, file: string): Promise<T> {
+  return (await import(pathToFileURL(ethereumjsEsmFile(pkg, file)).href)) as T
+}
+
+/** Imports dist/esm/<file> of the installed @ethereumjs/evm. */
+export function importEvmModule<T>(file: string): Promise<T> {
+  return importEthereumjsModule<T>('@ethereumjs/evm', file)
 }

@@ -13,15 +13,12 @@ import type {
   TypedTransaction,
 } from '@ethereumjs/tx'
 import type { Bloom as BloomClass } from '@ethereumjs/vm'
-import { pathToFileURL } from 'node:url'
-import { ethereumjsEsmFile } from '../evm/evm-internals.js'
+import { importEthereumjsModule } from '../evm/evm-internals.js'
 import { addressHex, bytesToHex, bytesToQuantity, quantity } from './hex.js'
 
 // @ethereumjs/vm's Bloom from its own module: the package's index would load the whole VM and EVM into
 // the main thread, which runs neither (~220 modules; ~6 MiB of an idle node's RSS)
-const { Bloom } = (await import(pathToFileURL(ethereumjsEsmFile('@ethereumjs/vm', 'bloom/index.js')).href)) as {
-  Bloom: typeof BloomClass
-}
+const { Bloom } = await importEthereumjsModule<{ Bloom: typeof BloomClass }>('@ethereumjs/vm', 'bloom/index.js')
 
 const TYPE_LEGACY = 0
 const TYPE_ACCESS_LIST = 1
