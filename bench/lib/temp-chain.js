@@ -8,9 +8,9 @@ import { join } from 'node:path'
 import { createTx } from '@ethereumjs/tx'
 import { Address, bytesToHex, createContractAddress, hexToBytes, privateToAddress } from '@ethereumjs/util'
 import { paramsVM } from '@ethereumjs/vm'
-import { HDNodeWallet, Mnemonic } from 'ethers'
 import { Producer } from '../../dist/chain/producer.js'
 import { devGenesis } from '../../dist/chain/genesis.js'
+import { devWallet } from './dev-wallets.js'
 import { openChainLevel } from '../../dist/chain/store/level.js'
 import { decodeRawTransaction, EIP7825_TX_GAS_CAP } from '../../dist/chain/tx-intake.js'
 import { toWire } from '../../dist/chain/pooled-tx.js'
@@ -20,13 +20,6 @@ import { loadFastCrypto } from '../../dist/evm/crypto.js'
 import { execBlockOf } from '../../dist/exec/exec-block.js'
 
 export const CHAIN_ID = 24589
-const DEV_MNEMONIC = 'test test test test test test test test test test test junk'
-
-/** The ten accounts --dev funds (m/44'/60'/0'/0/i of the test mnemonic). */
-function devWallets() {
-  const mnemonic = Mnemonic.fromPhrase(DEV_MNEMONIC)
-  return Array.from({ length: 10 }, (_, i) => HDNodeWallet.fromMnemonic(mnemonic, `m/44'/60'/0'/0/${i}`))
-}
 const ETHER = 10n ** 18n
 
 /** Deterministic private keys for extra funded accounts (not the dev mnemonic). */
@@ -93,7 +86,7 @@ export async function openTempChain(opts = {}) {
     genesis,
     producer,
     blocks,
-    dev: devWallets().map((w) => ({ address: w.address.toLowerCase(), key: hexToBytes(w.privateKey) })),
+    dev: Array.from({ length: 10 }, (_, i) => devWallet(i)).map((w) => ({ address: w.address.toLowerCase(), key: hexToBytes(w.privateKey) })),
     get head() {
       return producer.headHeader
     },

@@ -4,7 +4,8 @@
 
 import { existsSync } from 'node:fs'
 import { cpuMicros, peakRssMiB, startAnvil, startKeel } from './nodes.js'
-import { balanceOfData, cannon, devWallet, prepare, req, rpc, transfers, wsRoundTrips } from './scenarios.js'
+import { balanceOfData, cannon, prepare, req, rpc, transfers, wsRoundTrips } from './scenarios.js'
+import { devWallet } from '../lib/dev-wallets.js'
 
 async function wsScenario(node, duration) {
   const shared = new URL('./ws.js', import.meta.url)

@@ -3,17 +3,13 @@
 // around it by run.js.
 
 import autocannon from 'autocannon'
-import { Interface, Wallet, HDNodeWallet, Mnemonic, JsonRpcProvider } from 'ethers'
+import { Interface, Wallet, JsonRpcProvider } from 'ethers'
 import { compile } from '../../test/helpers/contracts.js'
+import { devWallet } from '../lib/dev-wallets.js'
 
-const MNEMONIC = 'test test test test test test test test test test test junk'
 const CHAIN_ID = 24589n
 export const SENDERS = 64
 const tokenAbi = new Interface(compile().Token.abi)
-
-export function devWallet(i) {
-  return HDNodeWallet.fromMnemonic(Mnemonic.fromPhrase(MNEMONIC), `m/44'/60'/0'/0/${i}`)
-}
 
 export async function rpc(url, method, params = []) {
   const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
