@@ -26,6 +26,11 @@ async function newHeadsScenario(node, quick) {
   return { value: r.latencyMs.p99, unit: 'ms', calls: r.latencyMs.samples, errors: r.missed, lowerIsBetter: true }
 }
 
+/** Set-up (not measured) of the scenarios that read what the transfer scenarios mined, for when --only left those out. */
+const minedFirst = (perSender) => async (node, ctx) => {
+  if (ctx.mined.hashes.length === 0) await transfers(node, ctx, 'native', perSender)
+}
+
 function scenarios(quick) {
   const d = quick ? 3 : 10
   const per = quick ? 10 : 40
@@ -45,13 +50,30 @@ function scenarios(quick) {
     ['native transfers, 64 senders, all mined', (n, c) => transfers(n, c, 'native', per)],
     ['native transfers, 64 senders, all mined (second run)', (n, c) => transfers(n, c, 'native', per)],
     ['ERC20 transfers, 64 senders, all mined', (n, c) => transfers(n, c, 'erc20', per)],
+    // the hot read paths a wallet polls and an indexer walks, over what the transfer runs above mined
+    ['eth_getTransactionReceipt (mined transfers)', (n, c) => cannon(n.url, { bodies: c.mined.hashes.map((h) => req('eth_getTransactionReceipt', [h])), duration: d }), minedFirst(per)],
+    ['eth_getBlockByNumber with transactions (blocks of the transfers)', (n, c) => cannon(n.url, { bodies: [...c.mined.blocks].map((b) => req('eth_getBlockByNumber', [b, true])), duration: d, connections: 8 }), minedFirst(per)],
     ['eth_getLogs whole chain (token)', (n, c) => cannon(n.url, { body: req('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: c.token }]), duration: d, connections: 8 })],
     ['WS eth_chainId round trips', (n) => wsScenario(n, d)],
     ['WS newHeads delivery p99, 1000 subscribers (lower is better)', (n) => newHeadsScenario(n, quick)],
   ]
 }
 
-async function measureOne(node, name, fn, ctx, log) {
+/**
+ * Waits (up to 3 s) until the node is nearly idle: requests the load generator abandoned at the end of a
+ * scenario (anvil takes ~0.1-0.2 s of CPU for one full block of the transfers) would otherwise run on
+ * into the next measurement, of either node.
+ */
+async function settle(node) {
+  for (let i = 0; i < 15; i++) {
+    const before = cpuMicros(node.pid)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    if (cpuMicros(node.pid) - before < 20_000) return
+  }
+}
+
+async function measureOne(node, name, fn, ctx, log, setup) {
+  if (setup !== undefined) await setup(node, ctx)
   const cpu0 = cpuMicros(node.pid)
   let r
   try {
@@ -60,6 +82,7 @@ async function measureOne(node, name, fn, ctx, log) {
     r = { value: NaN, unit: '', calls: 0, errors: 1, failure: err.message }
   }
   r.cpuPerCall = r.calls > 0 ? (cpuMicros(node.pid) - cpu0) / r.calls : NaN
+  await settle(node)
   log(`  ${node.name} ${name}: ${r.value} ${r.unit}, ${r.errors} errors, ${r.cpuPerCall.toFixed(1)} µs CPU/call${r.failure ? ` (${r.failure})` : ''}`)
   return r
 }
@@ -75,9 +98,9 @@ export async function runMacro({ quick, only, log = console.log }) {
     }
     const contexts = []
     for (const node of nodes) contexts.push(await prepare(node, quick))
-    for (const [name, fn] of scenarios(quick)) {
+    for (const [name, fn, setup] of scenarios(quick)) {
       if (only !== undefined && !only.toLowerCase().split('|').some((part) => name.toLowerCase().includes(part))) continue
-      for (let i = 0; i < nodes.length; i++) results[nodes[i].name][name] = await measureOne(nodes[i], name, fn, contexts[i], log)
+      for (let i = 0; i < nodes.length; i++) results[nodes[i].name][name] = await measureOne(nodes[i], name, fn, contexts[i], log, setup)
     }
     for (const node of nodes) {
       // one node starts at a time, before any load: lower is better

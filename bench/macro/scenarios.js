@@ -50,7 +50,8 @@ export async function prepare(node, quick) {
   }
   const holders = Array.from({ length: 1000 }, (_, i) => `0x${(0xa000 + i).toString(16).padStart(40, '0')}`)
   void quick
-  return { token, senders, holders, fees }
+  // mined: what the transfer scenarios mined (every hash whose receipt was checked, and their blocks), for the read scenarios after them
+  return { token, senders, holders, fees, mined: { hashes: [], blocks: new Set() } }
 }
 
 /**
@@ -120,12 +121,12 @@ export async function transfers(node, ctx, kind, perSender) {
     }
   }))
   const deadline = Date.now() + 120_000
-  let lastBlock = 0
   for (const h of hashes) {
     try {
       const r = await waitReceipt(node.url, h, deadline)
       if (r.status !== '0x1') errors++
-      lastBlock = Math.max(lastBlock, Number(r.blockNumber))
+      ctx.mined.hashes.push(h)
+      ctx.mined.blocks.add(r.blockNumber)
     } catch {
       errors++
     }
