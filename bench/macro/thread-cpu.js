@@ -5,6 +5,7 @@
 //   npm run build && node bench/macro/thread-cpu.js unique      # eth_call balanceOf, 50k holders
 //   node bench/macro/thread-cpu.js repeated                      # the same eth_call every time
 //   node bench/macro/thread-cpu.js estimate                      # eth_estimateGas of ERC20 transfers
+//   node bench/macro/thread-cpu.js batch                         # a batch of 100 eth_getBalance (8 connections)
 //   node bench/macro/thread-cpu.js native                        # 64 senders x 40 transfers, all mined
 //   node bench/macro/thread-cpu.js erc20                         # the same with token transfers
 // The transfer runs are not warmed up, as in the bench: the threads Node leaves unnamed besides the
@@ -42,6 +43,7 @@ try {
   const load = {
     unique: (round) => ({ bodies: Array.from({ length: 50_000 }, (_, i) => req('eth_call', [{ to: c.token, data: balanceOfData(holder(i + round * 50_000)) }, 'latest'])) }),
     repeated: () => ({ body: req('eth_call', [{ to: c.token, data: balanceOfData(c.senders[0].address) }, 'latest']) }),
+    batch: () => ({ body: JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_getBalance', params: [`0x${(0xd000 + i).toString(16).padStart(40, '0')}`, 'latest'] }))), connections: 8 }),
     estimate: (round) => ({
       bodies: Array.from({ length: 50_000 }, (_, i) =>
         req('eth_estimateGas', [{ from: c.senders[i % c.senders.length].address, to: c.token, data: balanceOfData(c.holders[i % c.holders.length]).replace('0x70a08231', '0xa9059cbb') + (i + 1 + round * 50_000).toString(16).padStart(64, '0') }]),
@@ -49,7 +51,7 @@ try {
     }),
   }[which]
   const transferKind = { native: 'native', erc20: 'erc20' }[which]
-  if (load === undefined && transferKind === undefined) throw new Error(`unknown scenario ${which}: unique, repeated, estimate, native or erc20`)
+  if (load === undefined && transferKind === undefined) throw new Error(`unknown scenario ${which}: unique, repeated, estimate, batch, native or erc20`)
   let measured
   if (load !== undefined) {
     await cannon(node.url, { ...load(0), duration: 3 }) // warm-up (JIT, caches)
