@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { HDNodeWallet, Mnemonic } from 'ethers'
+import { devWallet } from '../../bench/lib/dev-wallets.js'
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const keelBin = join(repoRoot, 'bin', 'keel.js')
@@ -18,14 +18,11 @@ const anvilBin = join(repoRoot, 'node_modules', '@foundry-rs', 'anvil-linux-amd6
 export const target = process.env.KEEL_E2E_TARGET === 'anvil' ? 'anvil' : 'keel'
 
 export const CHAIN_ID = 24589
-export const DEV_MNEMONIC = 'test test test test test test test test test test test junk'
 /**
- * The first 10 accounts of DEV_MNEMONIC (m/44'/60'/0'/0/i), each funded with 10,000 ether by --dev.
+ * The first 10 accounts of the test mnemonic (m/44'/60'/0'/0/i), each funded with 10,000 ether by --dev.
  * Derived rather than typed in: account 0 is 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266, key 0xac09...ff80.
  */
-const devWallets = Array.from({ length: 10 }, (_, i) =>
-  HDNodeWallet.fromMnemonic(Mnemonic.fromPhrase(DEV_MNEMONIC), `m/44'/60'/0'/0/${i}`),
-)
+const devWallets = Array.from({ length: 10 }, (_, i) => devWallet(i))
 export const DEV_KEYS = devWallets.map((wallet) => wallet.privateKey)
 export const DEV_ADDRESSES = devWallets.map((wallet) => wallet.address)
 
