@@ -4,7 +4,7 @@
 
 import { existsSync } from 'node:fs'
 import { cpuMicros, peakRssMiB, startAnvil, startKeel } from './nodes.js'
-import { balanceOfData, cannon, prepare, req, rpc, transfers, wsRoundTrips } from './scenarios.js'
+import { BALANCE_BATCH, cannon, prepare, repeatedBalanceOfCall, req, rpc, transfers, uniqueBalanceOfCalls, uniqueTransferEstimates, wsRoundTrips } from './scenarios.js'
 import { devWallet } from '../lib/dev-wallets.js'
 
 async function wsScenario(node, duration) {
@@ -39,11 +39,11 @@ function scenarios(quick) {
     ['eth_chainId', (n) => cannon(n.url, { body: req('eth_chainId', []), duration: d })],
     ['eth_blockNumber', (n) => cannon(n.url, { body: req('eth_blockNumber', []), duration: d })],
     ['eth_getBalance', (n) => cannon(n.url, { body: req('eth_getBalance', [addr, 'latest']), duration: d })],
-    ['eth_call balanceOf (unique)', (n, c) => cannon(n.url, { bodies: Array.from({ length: 50_000 }, (_, i) => req('eth_call', [{ to: c.token, data: balanceOfData(`0x${(0x10000 + i).toString(16).padStart(40, '0')}`) }, 'latest'])), duration: d })],
-    ['eth_call balanceOf (repeated)', (n, c) => cannon(n.url, { body: req('eth_call', [{ to: c.token, data: balanceOfData(c.senders[0].address) }, 'latest']), duration: d })],
+    ['eth_call balanceOf (unique)', (n, c) => cannon(n.url, { bodies: uniqueBalanceOfCalls(c), duration: d })],
+    ['eth_call balanceOf (repeated)', (n, c) => cannon(n.url, { body: repeatedBalanceOfCall(c), duration: d })],
     // 50,000 distinct requests (the amount varies), so that no estimate is answered from the result cache
-    ['eth_estimateGas ERC20 transfer (unique)', (n, c) => cannon(n.url, { bodies: Array.from({ length: 50_000 }, (_, i) => req('eth_estimateGas', [{ from: c.senders[i % c.senders.length].address, to: c.token, data: balanceOfData(c.holders[i % c.holders.length]).replace('0x70a08231', '0xa9059cbb') + (i + 1).toString(16).padStart(64, '0') }])), duration: d })],
-    ['batch of 100 eth_getBalance', (n) => cannon(n.url, { body: JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_getBalance', params: [`0x${(0xd000 + i).toString(16).padStart(40, '0')}`, 'latest'] }))), duration: d, connections: 8 })],
+    ['eth_estimateGas ERC20 transfer (unique)', (n, c) => cannon(n.url, { bodies: uniqueTransferEstimates(c), duration: d })],
+    ['batch of 100 eth_getBalance', (n) => cannon(n.url, { body: BALANCE_BATCH, duration: d, connections: 8 })],
     // native transfers run twice: the first run includes what a node pays once (Keel: V8 compiling the
     // intake and block-building paths), the second shows it warm, as a node that has been up a while. (ERC20
     // transfers run once: a second run would double the token's logs that eth_getLogs returns below.)

@@ -89,7 +89,21 @@ export function req(method, params) {
   return JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
 }
 
+/** The bench's JSON-RPC batch: eth_getBalance of 100 distinct addresses at 'latest'. */
+export const BALANCE_BATCH = JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_getBalance', params: [`0x${(0xd000 + i).toString(16).padStart(40, '0')}`, 'latest'] })))
+
 export const balanceOfData = (who) => tokenAbi.encodeFunctionData('balanceOf', [who])
+
+/** The same eth_call balanceOf every time (a sender's balance): answered from the result cache after the first. */
+export const repeatedBalanceOfCall = (ctx) => req('eth_call', [{ to: ctx.token, data: balanceOfData(ctx.senders[0].address) }, 'latest'])
+
+/** 50,000 distinct eth_call balanceOf requests (holders first + i), none answered from the result cache. */
+export const uniqueBalanceOfCalls = (ctx, first = 0) =>
+  Array.from({ length: 50_000 }, (_, i) => req('eth_call', [{ to: ctx.token, data: balanceOfData(`0x${(0x10000 + first + i).toString(16).padStart(40, '0')}`) }, 'latest']))
+
+/** 50,000 distinct eth_estimateGas of token transfers (amounts first + 1 on), none answered from the result cache. */
+export const uniqueTransferEstimates = (ctx, first = 0) =>
+  Array.from({ length: 50_000 }, (_, i) => req('eth_estimateGas', [{ from: ctx.senders[i % ctx.senders.length].address, to: ctx.token, data: balanceOfData(ctx.holders[i % ctx.holders.length]).replace('0x70a08231', '0xa9059cbb') + (first + i + 1).toString(16).padStart(64, '0') }]))
 
 /** 64 senders each submit `perSender` transfers (one in flight per sender), until all are mined. */
 export async function transfers(node, ctx, kind, perSender) {

@@ -15,7 +15,7 @@
 
 import { readdirSync, readFileSync } from 'node:fs'
 import { startKeel } from './nodes.js'
-import { balanceOfData, cannon, prepare, req, transfers } from './scenarios.js'
+import { BALANCE_BATCH, cannon, prepare, repeatedBalanceOfCall, transfers, uniqueBalanceOfCalls, uniqueTransferEstimates } from './scenarios.js'
 
 const CLK_TCK = 100
 
@@ -39,16 +39,11 @@ const seconds = Number(process.argv[3] ?? 8)
 const node = await startKeel()
 try {
   const c = await prepare(node, true)
-  const holder = (i) => `0x${(0x10000 + i).toString(16).padStart(40, '0')}`
   const load = {
-    unique: (round) => ({ bodies: Array.from({ length: 50_000 }, (_, i) => req('eth_call', [{ to: c.token, data: balanceOfData(holder(i + round * 50_000)) }, 'latest'])) }),
-    repeated: () => ({ body: req('eth_call', [{ to: c.token, data: balanceOfData(c.senders[0].address) }, 'latest']) }),
-    batch: () => ({ body: JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_getBalance', params: [`0x${(0xd000 + i).toString(16).padStart(40, '0')}`, 'latest'] }))), connections: 8 }),
-    estimate: (round) => ({
-      bodies: Array.from({ length: 50_000 }, (_, i) =>
-        req('eth_estimateGas', [{ from: c.senders[i % c.senders.length].address, to: c.token, data: balanceOfData(c.holders[i % c.holders.length]).replace('0x70a08231', '0xa9059cbb') + (i + 1 + round * 50_000).toString(16).padStart(64, '0') }]),
-      ),
-    }),
+    unique: (round) => ({ bodies: uniqueBalanceOfCalls(c, round * 50_000) }),
+    repeated: () => ({ body: repeatedBalanceOfCall(c) }),
+    batch: () => ({ body: BALANCE_BATCH, connections: 8 }),
+    estimate: (round) => ({ bodies: uniqueTransferEstimates(c, round * 50_000) }),
   }[which]
   const transferKind = { native: 'native', erc20: 'erc20' }[which]
   if (load === undefined && transferKind === undefined) throw new Error(`unknown scenario ${which}: unique, repeated, estimate, batch, native or erc20`)
