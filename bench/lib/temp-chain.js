@@ -44,6 +44,7 @@ export function benchKeys(count, salt = 1) {
  *   plainTransfers: false makes every transfer go through the EVM (the producer's default is true).
  *   coinbase: the fee recipient (0x hex; default the dev genesis's).
  *   gasLimit: the block gas limit (bigint; default the dev genesis's).
+ *   alloc: more genesis accounts (geth's alloc format); null removes one of the dev genesis's.
  */
 export async function openTempChain(opts = {}) {
   const crypto = await loadFastCrypto()
@@ -54,6 +55,10 @@ export async function openTempChain(opts = {}) {
   const genesis = devGenesis(CHAIN_ID)
   if (opts.coinbase !== undefined) genesis.coinbase = opts.coinbase
   if (opts.gasLimit !== undefined) genesis.gasLimit = `0x${opts.gasLimit.toString(16)}`
+  for (const [address, account] of Object.entries(opts.alloc ?? {})) {
+    if (account === null) delete genesis.alloc[address]
+    else genesis.alloc[address] = account
+  }
   for (const key of opts.funded ?? []) {
     genesis.alloc[bytesToHex(privateToAddress(key))] = { balance: `0x${(1_000_000n * ETHER).toString(16)}` }
   }

@@ -1,5 +1,6 @@
-// The lean block builder: one journal checkpoint per block, runTx per transaction, the state root
-// flushed once, and every write of the block (trie nodes included) gathered into one LevelDB batch.
+// The lean block builder: one journal checkpoint per block, the fork's system calls around the
+// transactions (system-calls.ts), runTx per transaction, the state root flushed once, and every write of
+// the block (trie nodes included) gathered into one LevelDB batch.
 // BlockBuilder.addTransaction re-creates the block per transaction (quadratic: 8.9 s for 500 txs);
 // this loop does 500 in a few hundred ms.
 
@@ -15,6 +16,7 @@ import { applyPlainTransfer, plainTransfersApply } from './plain-transfer.js'
 import { eventLoopTurn } from '../util/time-slicer.js'
 import type { PooledTx } from './pooled-tx.js'
 import type { ReceiptRecord } from './receipts.js'
+import { beforeTransactions, requestsHashAfterTransactions } from './system-calls.js'
 
 /**
  * The pool's transactions in inclusion order (per-sender nonce order, best tip first), taken one at a
@@ -86,6 +88,7 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
 
   await vm.evm.journal.checkpoint()
   try {
+    await beforeTransactions(vm, common, pending.header)
     let sinceYield = 0
     // as geth's miner: a transaction fits while the gas left covers its gas limit, and the block is
     // charged the gas it used, so transactions that ask for more gas than they use do not leave it half empty
@@ -128,6 +131,7 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
       included.push(ptx)
       candidates.shift()
     }
+    const requestsHash = await requestsHashAfterTransactions(vm, common, pending, receipts.map((r) => r.logs))
     const stateRoot = await vm.stateManager.getStateRoot()
     await vm.evm.journal.commit()
 
@@ -149,7 +153,7 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
       keccak,
     )
     const header = createBlockHeader(
-      { ...headerData, stateRoot, transactionsTrie, receiptTrie, logsBloom: bloom.bitvector, gasUsed },
+      { ...headerData, stateRoot, transactionsTrie, receiptTrie, logsBloom: bloom.bitvector, gasUsed, requestsHash },
       { common },
     )
     const block = new Block(header, txs, [], common.isActivatedEIP(4895) ? [] : undefined, { common })

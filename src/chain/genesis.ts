@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { bytesToHex, hexToBytes, privateToAddress } from '@ethereumjs/util'
 import { latestForkConfig } from '../evm/geth-genesis.js'
 import type { GethGenesis } from '../evm/geth-genesis.js'
+import { HISTORY_STORAGE } from './system-contracts.js'
 
 /**
  * The first ten accounts (m/44'/60'/0'/0/i) of the test mnemonic "test test test test test test test
@@ -35,7 +36,18 @@ export const DEFAULT_BASE_FEE = 1_000_000_000n
 export const OPERATOR_KEY_FILE = 'operator.key'
 export const GENESIS_FILE = 'genesis.json'
 
+/**
+ * The system contract Keel's own geneses deploy, as anvil's does: EIP-2935's, which serves contracts the
+ * hashes of the last 8191 blocks. The EIP-4788 beacon roots and the EIP-7002/7251 request queues serve a
+ * consensus layer this chain does not have (each block would write the beacon root contract's ring all
+ * the same); a genesis file that deploys them gets them run as geth runs them (system-calls.ts).
+ */
+function systemContractsAlloc(): GethGenesis['alloc'] {
+  return { [HISTORY_STORAGE.address]: { balance: '0x0', nonce: '0x1', code: HISTORY_STORAGE.code } }
+}
+
 function baseGenesis(chainId: number, alloc: GethGenesis['alloc']): GethGenesis {
+  alloc = { ...systemContractsAlloc(), ...alloc }
   return {
     config: latestForkConfig(chainId),
     nonce: '0x0',

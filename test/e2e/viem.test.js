@@ -6,6 +6,7 @@ import {
   BaseError,
   ContractFunctionRevertedError,
   getAbiItem,
+  numberToHex,
   parseEther,
   parseUnits,
 } from 'viem'
@@ -216,4 +217,20 @@ test('getTransactionCount: pending counts a just-sent tx, latest catches up once
   assert.ok(latest === nonce || latest === nonce + 1, `latest ${latest} for nonce ${nonce}`)
   await publicClient.waitForTransactionReceipt({ hash })
   assert.equal(await publicClient.getTransactionCount({ address: sender.address, blockTag: 'latest' }), nonce + 1)
+})
+
+// EIP-2935 (Prague): the history storage contract, deployed at genesis as anvil and geth --dev do, serves the
+// hashes of the last 8191 blocks to anyone who calls it with a block number; the block's own number and
+// later ones revert.
+test('EIP-2935: the history storage contract answers the hashes of past blocks', async () => {
+  const history = '0x0000F90827F1C53a10cb7A02335B175320002935'
+  const code = await publicClient.getCode({ address: history })
+  assert.match(code, /^0x3373fffffffffffffffffffffffffffffffffffffffe14604657/)
+  const head = await publicClient.getBlock({ blockTag: 'latest' })
+  assert.ok(head.number >= 2n, `head ${head.number}`)
+  for (const n of [0n, head.number - 2n, head.number - 1n]) {
+    const { data } = await publicClient.call({ to: history, data: numberToHex(n, { size: 32 }), blockNumber: head.number })
+    assert.equal(data, (await publicClient.getBlock({ blockNumber: n })).hash, `hash of block ${n}`)
+  }
+  await assert.rejects(publicClient.call({ to: history, data: numberToHex(head.number, { size: 32 }), blockNumber: head.number }), /revert/i)
 })
