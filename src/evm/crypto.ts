@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module'
 import type { CustomCrypto } from '@ethereumjs/common'
 import { createKeccak } from 'hash-wasm'
+import { lazyKzg } from './kzg.js'
 
 interface NativeSecp256k1 {
   ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed?: boolean): Uint8Array
@@ -71,7 +72,7 @@ export async function loadFastCrypto(): Promise<FastCrypto> {
   }
   const ecdsaRecover = (signature: Uint8Array, recId: number, hash: Uint8Array): Uint8Array =>
     secp256k1.ecdsaRecover(signature, recId, hash, false)
-  loaded = { secp256k1, keccak256, ecrecover, customCrypto: { keccak256, ecrecover, ecdsaRecover } }
+  loaded = { secp256k1, keccak256, ecrecover, customCrypto: { keccak256, ecrecover, ecdsaRecover, kzg: lazyKzg } }
   return loaded
 }
 
