@@ -14,7 +14,7 @@ import { CLRequest, CLRequestType, bigIntToBytes, bytesToBigInt, bytesToHex, con
 import type { VM } from '@ethereumjs/vm'
 import { sha256 } from '@noble/hashes/sha2.js'
 import type { StoredLog } from './receipts.js'
-import { BEACON_ROOTS, CONSOLIDATION_QUEUE, HISTORY_STORAGE, MAINNET_DEPOSIT_CONTRACT, SYSTEM_ADDRESS, WITHDRAWAL_QUEUE } from './system-contracts.js'
+import { BEACON_ROOTS, CONSOLIDATION_QUEUE, depositContractOf, HISTORY_STORAGE, SYSTEM_ADDRESS, WITHDRAWAL_QUEUE } from './system-contracts.js'
 
 const RING = 8191n
 const SYSTEM_CALL_GAS = 30_000_000n
@@ -66,12 +66,6 @@ async function dequeue(vm: VM, block: Block, queue: typeof withdrawalQueue): Pro
     throw new Error(`system call to ${queue.toString()} failed: ${result.execResult.exceptionError.error}`)
   }
   return result.execResult.returnValue
-}
-
-function depositContractOf(common: Common): string {
-  // the genesis's config.depositContractAddress, which @ethereumjs keeps with the chain's parameters
-  const named = (common as unknown as { _chainParams?: { depositContractAddress?: string } })._chainParams?.depositContractAddress
-  return (named ?? MAINNET_DEPOSIT_CONTRACT).toLowerCase()
 }
 
 const DEPOSIT_EVENT_TOPIC = '0x649bbc62d0e31342afea4e5cd82d4049e7e1ee912fc0889aa790803be39038c5'

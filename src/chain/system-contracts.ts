@@ -1,6 +1,8 @@
 // The system contracts Cancun and Prague blocks call (EIP-4788, EIP-2935, EIP-7002, EIP-7251): their
-// addresses and runtime code as the EIPs deploy them on mainnet. Nothing here imports @ethereumjs: the
+// addresses and runtime code as the EIPs deploy them on mainnet. Nothing here loads @ethereumjs: the
 // default genesis is written before the EVM modules load.
+
+import type { Common } from '@ethereumjs/common'
 
 export interface SystemContract {
   /** lower-case 0x address */
@@ -35,6 +37,12 @@ export const CONSOLIDATION_QUEUE: SystemContract = {
 
 /** The address of the beacon chain deposit contract whose logs are EIP-6110 deposit requests, unless the genesis names another. */
 export const MAINNET_DEPOSIT_CONTRACT = '0x00000000219ab540356cbb839cbe05303d7705fa'
+
+/** The genesis's config.depositContractAddress (which @ethereumjs keeps with the chain's parameters), else mainnet's. */
+export function depositContractOf(common: Common): string {
+  const named = (common as unknown as { _chainParams?: { depositContractAddress?: string } })._chainParams?.depositContractAddress
+  return (named ?? MAINNET_DEPOSIT_CONTRACT).toLowerCase()
+}
 
 /** The caller of system calls (EIP-4788 and later). */
 export const SYSTEM_ADDRESS = '0xfffffffffffffffffffffffffffffffffffffffe'

@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
+import { crc32 } from 'node:zlib'
 import { verifyMerkleProof } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { ContractFactory, Interface, JsonRpcProvider, Wallet, getBytes, hexlify, keccak256, toQuantity, zeroPadValue } from 'ethers'
@@ -71,6 +72,18 @@ test('eth_coinbase, eth_capabilities (an archive node: everything from block 0)'
   assert.ok(BigInt(caps.head.number) >= BigInt(head.number))
   assert.equal((await call('eth_getBlockByNumber', [caps.head.number, false])).hash, caps.head.hash)
   for (const resource of ['state', 'tx', 'logs', 'receipts', 'blocks', 'stateproofs']) assert.deepEqual(caps[resource], { disabled: false, oldestBlock: '0x0' }, resource)
+})
+
+test('eth_config (EIP-7910): Osaka from genesis, with the fork id of the genesis hash', async () => {
+  const config = await checked('eth_config')
+  assert.equal(config.next, null)
+  assert.equal(config.last, null)
+  assert.equal(config.current.chainId, '0x600d')
+  assert.equal(config.current.activationTime, 0)
+  const genesisHash = (await call('eth_getBlockByNumber', ['0x0', false])).hash
+  assert.equal(config.current.forkId, `0x${crc32(getBytes(genesisHash)).toString(16).padStart(8, '0')}`)
+  assert.equal(config.current.precompiles.P256VERIFY, '0x0000000000000000000000000000000000000100')
+  assert.equal(config.current.systemContracts.HISTORY_STORAGE_ADDRESS, '0x0000f90827f1c53a10cb7a02335b175320002935')
 })
 
 test('web3_sha3', async () => {

@@ -1,9 +1,10 @@
-// Chain identity and account state: eth_chainId, eth_blockNumber, eth_syncing, eth_accounts, eth_coinbase,
-// eth_capabilities, eth_getBalance, eth_getTransactionCount, eth_getCode, eth_getStorageAt,
+// Chain identity and account state: eth_chainId, eth_config, eth_blockNumber, eth_syncing, eth_accounts,
+// eth_coinbase, eth_capabilities, eth_getBalance, eth_getTransactionCount, eth_getCode, eth_getStorageAt,
 // eth_getStorageValues, eth_getProof.
 
 import { getMerkleStateProof } from '@ethereumjs/statemanager'
 import { Address, setLengthLeft } from '@ethereumjs/util'
+import { ethConfig } from '../../chain/fork-config.js'
 import type { StateReader } from '../../exec/state-reader.js'
 import type { MethodHandler } from '../context.js'
 import { clientLimitExceeded, invalidParams, serverError } from '../errors.js'
@@ -40,6 +41,13 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
     eth_chainId: (params) => {
       p.expectParams(params, 0, 0)
       return chainIdHex
+    },
+    /** EIP-7910: the forks in effect at the head, next and last, with their precompiles and system contracts. */
+    eth_config: async (params) => {
+      p.expectParams(params, 0, 0)
+      const genesis = await view.blockByNumber(0n)
+      if (genesis === undefined) throw serverError('genesis block not found')
+      return ethConfig(deps.common, { hash: genesis.header.hash(), timestamp: genesis.header.timestamp }, view.head)
     },
     eth_blockNumber: (params) => {
       p.expectParams(params, 0, 0)
