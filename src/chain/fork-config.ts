@@ -31,8 +31,8 @@ interface ScheduledFork {
 
 const precompile = (n: number): string => `0x${n.toString(16).padStart(40, '0')}`
 
-/** The names EIP-7910 gives each precompile, by the fork or EIP that brings it. */
-const PRECOMPILES: [name: string, address: string, activeIn: (c: Common) => boolean][] = [
+/** The names EIP-7910 gives each precompile, by the fork or EIP that brings it (listed by address, kept by name). */
+const PRECOMPILES: [name: string, address: string, activeIn: (c: Common) => boolean][] = ([
   ['ECREC', precompile(1), () => true],
   ['SHA256', precompile(2), () => true],
   ['RIPEMD160', precompile(3), () => true],
@@ -51,7 +51,7 @@ const PRECOMPILES: [name: string, address: string, activeIn: (c: Common) => bool
   ['BLS12_MAP_FP_TO_G1', precompile(0x10), (c) => c.isActivatedEIP(2537)],
   ['BLS12_MAP_FP2_TO_G2', precompile(0x11), (c) => c.isActivatedEIP(2537)],
   ['P256VERIFY', precompile(0x100), (c) => c.isActivatedEIP(7951)],
-]
+] satisfies [string, string, (c: Common) => boolean][]).sort((a, b) => (a[0] < b[0] ? -1 : 1))
 
 /** The forks of the chain's schedule, in order; the merge (by total difficulty) has no activation of its own. */
 function schedule(common: Common): ScheduledFork[] {
@@ -97,7 +97,7 @@ function configOf(common: Common, forks: ScheduledFork[], index: number, genesis
   const c = common.copy()
   c.setHardfork(fork.name)
   const precompiles: Record<string, string> = {}
-  for (const [name, address, activeIn] of [...PRECOMPILES].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+  for (const [name, address, activeIn] of PRECOMPILES) {
     if (activeIn(c)) precompiles[name] = address
   }
   const systemContracts: Record<string, string> = {}
@@ -108,17 +108,10 @@ function configOf(common: Common, forks: ScheduledFork[], index: number, genesis
     systemContracts.HISTORY_STORAGE_ADDRESS = HISTORY_STORAGE.address
     systemContracts.WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS = WITHDRAWAL_QUEUE.address
   }
-  const config: ForkConfig = {
-    // a fork in effect from genesis reports 0
-    activationTime: fork.time !== undefined && fork.time > genesisTime ? Number(fork.time) : 0,
-    chainId: `0x${c.chainId().toString(16)}`,
-    forkId: forkHash(forks, index, genesisHash, genesisTime),
-    precompiles,
-    systemContracts,
-  }
+  let blobSchedule: ForkConfig['blobSchedule']
   if (c.isActivatedEIP(4844)) {
     const perBlob = c.param('blobGasPerBlob')
-    config.blobSchedule = {
+    blobSchedule = {
       baseFeeUpdateFraction: Number(c.param('blobGasPriceUpdateFraction')),
       max: Number(c.param('maxBlobGasPerBlock') / perBlob),
       target: Number(c.param('targetBlobGasPerBlock') / perBlob),
@@ -126,12 +119,13 @@ function configOf(common: Common, forks: ScheduledFork[], index: number, genesis
   }
   // members in alphabetical order, as EIP-7910 presents them
   return {
-    activationTime: config.activationTime,
-    ...(config.blobSchedule !== undefined ? { blobSchedule: config.blobSchedule } : {}),
-    chainId: config.chainId,
-    forkId: config.forkId,
-    precompiles: config.precompiles,
-    systemContracts: config.systemContracts,
+    // a fork in effect from genesis reports 0
+    activationTime: fork.time !== undefined && fork.time > genesisTime ? Number(fork.time) : 0,
+    ...(blobSchedule !== undefined ? { blobSchedule } : {}),
+    chainId: `0x${c.chainId().toString(16)}`,
+    forkId: forkHash(forks, index, genesisHash, genesisTime),
+    precompiles,
+    systemContracts,
   }
 }
 

@@ -11,6 +11,7 @@ import { genRequestsRoot } from '@ethereumjs/block'
 import type { Block, BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { CLRequest, CLRequestType, bigIntToBytes, bytesToBigInt, bytesToHex, concatBytes, createAddressFromString, setLengthLeft } from '@ethereumjs/util'
+import type { Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { sha256 } from '@noble/hashes/sha2.js'
 import type { StoredLog } from './receipts.js'
@@ -55,7 +56,7 @@ export async function requestsHashAfterTransactions(vm: VM, common: Common, bloc
 }
 
 /** The system call that empties a request queue: what it returns are the block's requests of that type. */
-async function dequeue(vm: VM, block: Block, queue: typeof withdrawalQueue): Promise<Uint8Array> {
+async function dequeue(vm: VM, block: Block, queue: Address): Promise<Uint8Array> {
   if ((await vm.stateManager.getCode(queue)).length === 0) return new Uint8Array(0)
   // the call credits the system address with nothing, but the EVM still writes its account: leave it as it was
   const systemAccount = await vm.stateManager.getAccount(systemAddress)
