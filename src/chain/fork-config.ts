@@ -73,7 +73,8 @@ const isActive = (fork: ScheduledFork, head: { number: bigint; timestamp: bigint
 /**
  * EIP-6122's FORK_HASH of the chain once `upTo` is active: CRC32 of the genesis hash and then of each
  * activation (8 bytes, big-endian) up to it, block numbers first, then times; activations at genesis
- * are left out and several forks at one activation count once (geth's forkid.NewID).
+ * are left out and several forks at one activation count once (geth's forkid.NewID). @ethereumjs's
+ * Common.forkHash leaves out only activations at 0, so a fork timed at a non-zero genesis time would count.
  */
 function forkHash(forks: ScheduledFork[], upTo: number, genesisHash: Uint8Array, genesisTime: bigint): string {
   const blocks: bigint[] = []

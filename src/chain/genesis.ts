@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { bytesToHex, hexToBytes, privateToAddress } from '@ethereumjs/util'
 import { latestForkConfig } from '../evm/geth-genesis.js'
 import type { GethGenesis } from '../evm/geth-genesis.js'
-import { HISTORY_STORAGE } from './system-contracts.js'
+import { allocOf, HISTORY_STORAGE } from './system-contracts.js'
 
 /**
  * The first ten accounts (m/44'/60'/0'/0/i) of the test mnemonic "test test test test test test test
@@ -43,7 +43,7 @@ export const GENESIS_FILE = 'genesis.json'
  * the same); a genesis file that deploys them gets them run as geth runs them (system-calls.ts).
  */
 function systemContractsAlloc(): GethGenesis['alloc'] {
-  return { [HISTORY_STORAGE.address]: { balance: '0x0', nonce: '0x1', code: HISTORY_STORAGE.code } }
+  return { [HISTORY_STORAGE.address]: allocOf(HISTORY_STORAGE) }
 }
 
 function baseGenesis(chainId: number, alloc: GethGenesis['alloc']): GethGenesis {

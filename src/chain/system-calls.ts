@@ -10,12 +10,12 @@
 import { genRequestsRoot } from '@ethereumjs/block'
 import type { Block, BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
-import { CLRequest, CLRequestType, bigIntToBytes, bytesToBigInt, bytesToHex, concatBytes, createAddressFromString, setLengthLeft } from '@ethereumjs/util'
+import { CLRequest, CLRequestType, SYSTEM_ADDRESS, bigIntToBytes, bytesToBigInt, bytesToHex, concatBytes, createAddressFromString, setLengthLeft } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { sha256 } from '@noble/hashes/sha2.js'
 import type { StoredLog } from './receipts.js'
-import { BEACON_ROOTS, CONSOLIDATION_QUEUE, depositContractOf, HISTORY_STORAGE, SYSTEM_ADDRESS, WITHDRAWAL_QUEUE } from './system-contracts.js'
+import { BEACON_ROOTS, CONSOLIDATION_QUEUE, depositContractOf, HISTORY_STORAGE, WITHDRAWAL_QUEUE } from './system-contracts.js'
 
 const RING = 8191n
 const SYSTEM_CALL_GAS = 30_000_000n
@@ -88,10 +88,10 @@ function depositRequests(depositContract: string, logs: readonly StoredLog[][]):
 
 function depositFields(data: Uint8Array): Uint8Array {
   if (data.length !== DEPOSIT_LOG_SIZE) throw new Error('invalid deposit log: unsupported data layout')
+  const word = (at: number): bigint => bytesToBigInt(data.subarray(at, at + 32))
   const fields: Uint8Array[] = []
   for (let i = 0; i < DEPOSIT_FIELDS.length; i++) {
     const [offset, size] = DEPOSIT_FIELDS[i]
-    const word = (at: number): bigint => bytesToBigInt(data.subarray(at, at + 32))
     if (word(i * 32) !== BigInt(offset) || word(offset) !== BigInt(size)) throw new Error('invalid deposit log: unsupported data layout')
     fields.push(data.subarray(offset + 32, offset + 32 + size))
   }

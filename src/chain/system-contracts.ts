@@ -3,6 +3,7 @@
 // default genesis is written before the EVM modules load.
 
 import type { Common } from '@ethereumjs/common'
+import type { GethAllocAccount } from '../evm/geth-genesis.js'
 
 export interface SystemContract {
   /** lower-case 0x address */
@@ -35,14 +36,16 @@ export const CONSOLIDATION_QUEUE: SystemContract = {
   code: '0x3373fffffffffffffffffffffffffffffffffffffffe1460d35760115f54807fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff1461019a57600182026001905f5b5f82111560685781019083028483029004916001019190604d565b9093900492505050366060146088573661019a573461019a575f5260205ff35b341061019a57600154600101600155600354806004026004013381556001015f358155600101602035815560010160403590553360601b5f5260605f60143760745fa0600101600355005b6003546002548082038060021160e7575060025b5f5b8181146101295782810160040260040181607402815460601b815260140181600101548152602001816002015481526020019060030154905260010160e9565b910180921461013b5790600255610146565b90505f6002555f6003555b5f54807fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff141561017357505f5b6001546001828201116101885750505f61018e565b01600190035b5f555f6001556074025ff35b5f5ffd',
 }
 
+/** A system contract as a genesis deploys it (geth's --dev genesis, Keel's): its code, nonce 1, no balance. */
+export function allocOf(contract: SystemContract): GethAllocAccount {
+  return { balance: '0x0', nonce: '0x1', code: contract.code }
+}
+
 /** The address of the beacon chain deposit contract whose logs are EIP-6110 deposit requests, unless the genesis names another. */
-export const MAINNET_DEPOSIT_CONTRACT = '0x00000000219ab540356cbb839cbe05303d7705fa'
+const MAINNET_DEPOSIT_CONTRACT = '0x00000000219ab540356cbb839cbe05303d7705fa'
 
 /** The genesis's config.depositContractAddress (which @ethereumjs keeps with the chain's parameters), else mainnet's. */
 export function depositContractOf(common: Common): string {
   const named = (common as unknown as { _chainParams?: { depositContractAddress?: string } })._chainParams?.depositContractAddress
   return (named ?? MAINNET_DEPOSIT_CONTRACT).toLowerCase()
 }
-
-/** The caller of system calls (EIP-4788 and later). */
-export const SYSTEM_ADDRESS = '0xfffffffffffffffffffffffffffffffffffffffe'

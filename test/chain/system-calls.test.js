@@ -14,12 +14,11 @@ import { createVM, paramsVM, runBlock } from '@ethereumjs/vm'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { openTempChain } from '../../bench/lib/temp-chain.js'
 import { Keys } from '../../dist/chain/store/schema.js'
-import { BEACON_ROOTS, CONSOLIDATION_QUEUE, HISTORY_STORAGE, WITHDRAWAL_QUEUE } from '../../dist/chain/system-contracts.js'
+import { allocOf, BEACON_ROOTS, CONSOLIDATION_QUEUE, HISTORY_STORAGE, WITHDRAWAL_QUEUE } from '../../dist/chain/system-contracts.js'
 import { createChainCommon } from '../../dist/evm/common.js'
 import { loadFastCrypto } from '../../dist/evm/crypto.js'
 
 const EMPTY_REQUESTS_HASH = bytesToHex(sha256(new Uint8Array(0)))
-const systemContract = ({ code }) => ({ balance: '0x0', nonce: '0x1', code })
 
 /** The genesis state built by @ethereumjs alone, from the genesis's alloc. */
 async function genesisState(common, alloc) {
@@ -37,9 +36,9 @@ test('system calls: @ethereumjs runBlock re-executes Keel\'s blocks to the same 
   const crypto = await loadFastCrypto()
   const chain = await openTempChain({
     alloc: {
-      [BEACON_ROOTS.address]: systemContract(BEACON_ROOTS),
-      [WITHDRAWAL_QUEUE.address]: systemContract(WITHDRAWAL_QUEUE),
-      [CONSOLIDATION_QUEUE.address]: systemContract(CONSOLIDATION_QUEUE),
+      [BEACON_ROOTS.address]: allocOf(BEACON_ROOTS),
+      [WITHDRAWAL_QUEUE.address]: allocOf(WITHDRAWAL_QUEUE),
+      [CONSOLIDATION_QUEUE.address]: allocOf(CONSOLIDATION_QUEUE),
     },
   })
   try {

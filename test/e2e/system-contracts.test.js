@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { JsonRpcProvider, Wallet, concat, getBytes, hexlify, toBeHex, toQuantity, zeroPadValue } from 'ethers'
 import { devGenesis } from '../../dist/chain/genesis.js'
-import { BEACON_ROOTS, CONSOLIDATION_QUEUE, WITHDRAWAL_QUEUE } from '../../dist/chain/system-contracts.js'
+import { allocOf, BEACON_ROOTS, CONSOLIDATION_QUEUE, WITHDRAWAL_QUEUE } from '../../dist/chain/system-contracts.js'
 import { CHAIN_ID, DEV_KEYS, startNode, target } from '../helpers/node.js'
 import { rpcResult, waitForBlock } from '../helpers/rpc.js'
 
@@ -25,7 +25,7 @@ before(async () => {
   if (target !== 'keel') return
   dir = mkdtempSync(join(tmpdir(), 'keel-system-contracts-'))
   const genesis = devGenesis(CHAIN_ID)
-  for (const { address, code } of [BEACON_ROOTS, WITHDRAWAL_QUEUE, CONSOLIDATION_QUEUE]) genesis.alloc[address] = { balance: '0x0', nonce: '0x1', code }
+  for (const contract of [BEACON_ROOTS, WITHDRAWAL_QUEUE, CONSOLIDATION_QUEUE]) genesis.alloc[contract.address] = allocOf(contract)
   const file = join(dir, 'genesis.json')
   writeFileSync(file, JSON.stringify(genesis))
   node = await startNode({ blockTime: 1, args: ['--genesis', file] })
