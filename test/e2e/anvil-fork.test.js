@@ -5,14 +5,11 @@
 
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { join, dirname } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { after, before, test } from 'node:test'
 import { Contract, ContractFactory, JsonRpcProvider, Wallet } from 'ethers'
 import { compile } from '../helpers/contracts.js'
-import { CHAIN_ID, DEV_KEYS, startNode, target, waitForLine } from '../helpers/node.js'
+import { anvilBin, CHAIN_ID, DEV_KEYS, startNode, target, waitForLine } from '../helpers/node.js'
 
-const anvilBin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil')
 const { Token } = compile()
 const HOLDER = '0x00000000000000000000000000000000000c0ffe'
 

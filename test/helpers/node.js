@@ -13,7 +13,8 @@ import { devWallet } from '../../bench/lib/dev-wallets.js'
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const keelBin = join(repoRoot, 'bin', 'keel.js')
-const anvilBin = join(repoRoot, 'node_modules', '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil')
+/** The anvil binary of the devDependency (the KEEL_E2E_TARGET=anvil runs, and tests that run anvil beside Keel). */
+export const anvilBin = join(repoRoot, 'node_modules', '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil')
 
 export const target = process.env.KEEL_E2E_TARGET === 'anvil' ? 'anvil' : 'keel'
 
