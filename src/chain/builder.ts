@@ -131,7 +131,7 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
       included.push(ptx)
       candidates.shift()
     }
-    const requestsHash = await requestsHashAfterTransactions(vm, common, pending, receipts.map((r) => r.logs))
+    const requestsHash = await requestsHashAfterTransactions(vm, common, pending, receipts)
     const stateRoot = await vm.stateManager.getStateRoot()
     await vm.evm.journal.commit()
 

@@ -14,7 +14,7 @@ import { CLRequest, CLRequestType, SYSTEM_ADDRESS, bigIntToBytes, bytesToBigInt,
 import type { Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { sha256 } from '@noble/hashes/sha2.js'
-import type { StoredLog } from './receipts.js'
+import type { ReceiptRecord } from './receipts.js'
 import { BEACON_ROOTS, CONSOLIDATION_QUEUE, depositContractOf, HISTORY_STORAGE, WITHDRAWAL_QUEUE } from './system-contracts.js'
 
 const RING = 8191n
@@ -46,10 +46,10 @@ export async function beforeTransactions(vm: VM, common: Common, header: BlockHe
  * EIP-7685's requests hash of a block whose transactions have run (undefined before Prague): the deposit
  * logs of its receipts, then the withdrawal and consolidation requests its system calls dequeue.
  */
-export async function requestsHashAfterTransactions(vm: VM, common: Common, block: Block, logs: readonly StoredLog[][]): Promise<Uint8Array | undefined> {
+export async function requestsHashAfterTransactions(vm: VM, common: Common, block: Block, receipts: readonly ReceiptRecord[]): Promise<Uint8Array | undefined> {
   if (!common.isActivatedEIP(7685)) return undefined
   const requests: CLRequest<CLRequestType>[] = []
-  if (common.isActivatedEIP(6110)) requests.push(new CLRequest(CLRequestType.Deposit, depositRequests(depositContractOf(common), logs)))
+  if (common.isActivatedEIP(6110)) requests.push(new CLRequest(CLRequestType.Deposit, depositRequests(depositContractOf(common), receipts)))
   if (common.isActivatedEIP(7002)) requests.push(new CLRequest(CLRequestType.Withdrawal, await dequeue(vm, block, withdrawalQueue)))
   if (common.isActivatedEIP(7251)) requests.push(new CLRequest(CLRequestType.Consolidation, await dequeue(vm, block, consolidationQueue)))
   return genRequestsRoot(requests, sha256)
@@ -75,10 +75,10 @@ const DEPOSIT_FIELDS: [offset: number, size: number][] = [[160, 48], [256, 32], 
 const DEPOSIT_LOG_SIZE = 576
 
 /** EIP-6110: the deposit contract's DepositEvent logs, each as pubkey ‖ withdrawal credentials ‖ amount ‖ signature ‖ index. */
-function depositRequests(depositContract: string, logs: readonly StoredLog[][]): Uint8Array {
+function depositRequests(depositContract: string, receipts: readonly ReceiptRecord[]): Uint8Array {
   const parts: Uint8Array[] = []
-  for (const receiptLogs of logs) {
-    for (const [address, topics, data] of receiptLogs) {
+  for (const receipt of receipts) {
+    for (const [address, topics, data] of receipt.logs) {
       if (topics.length === 0 || bytesToHex(address) !== depositContract || bytesToHex(topics[0]) !== DEPOSIT_EVENT_TOPIC) continue
       parts.push(depositFields(data))
     }
