@@ -23,6 +23,7 @@ export const PATCHED_FILES: ReadonlyArray<{ pkg: string; file: string; marker: s
   { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'function smallBytesToBigInt(' },
   { pkg: '@ethereumjs/rlp', file: 'index.js', marker: 'function decodeAt(' },
   { pkg: '@ethereumjs/vm', file: 'runTx.js', marker: 'opts.keelSkipSenderCodeCheck !== true' },
+  { pkg: '@ethereumjs/vm', file: 'runTx.js', marker: 'opts.keelNoBaseFee === true' },
   { pkg: '@ethereumjs/tx', file: 'util/internal.js', marker: 'opts.keelNoGasLimitCap !== true' },
   { pkg: '@ethereumjs/tx', file: 'capabilities/legacy.js', marker: 'const known = tx.cache.keelSenderAddress' },
 ]

@@ -7,7 +7,7 @@ import type { Common } from '@ethereumjs/common'
 import { Hardfork } from '@ethereumjs/common'
 import { createTx, paramsTx } from '@ethereumjs/tx'
 import type { TxOptions, TypedTransaction } from '@ethereumjs/tx'
-import { Account, Address, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util'
+import { Account, Address, bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { createVM, runTx } from '@ethereumjs/vm'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
 import type { ChainLevel } from '../chain/store/level.js'
@@ -27,8 +27,10 @@ import type { HaltError } from './halt-message.js'
 import type { WatchedEvm } from './gas-watch.js'
 import { authorizationListData } from './authorization-data.js'
 import { DEFAULT_SENDER } from './types.js'
-import type { ExecAccessListItem, ExecBlock, ExecCallArgs, ExecLimits, ExecResult, ExecTask } from './types.js'
+import type { CallTask, ExecAccessListItem, ExecBlock, ExecCallArgs, ExecLimits, ExecResult, ExecTask, SimulateTask } from './types.js'
+import { simulate } from './simulate.js'
 import { LruMap } from '../util/lru.js'
+import { applyStateOverrides, ownPrecompileTable, touchesPrecompiles } from './state-overrides.js'
 
 /** EIP-7825 (Osaka): no transaction may use more gas than this. */
 const TX_GAS_CAP_OSAKA = 1n << 24n
@@ -160,11 +162,17 @@ export class ExecEngine {
           return { ok: true, kind: 'estimateGas', gas: await this.estimate(task) }
         case 'createAccessList':
           return await this.accessList(task)
+        case 'simulate':
+          return { ok: true, kind: 'simulate', json: await this.simulate(task) }
       }
     } catch (err) {
       if (err instanceof RpcError) return { ok: false, error: toShape(err) }
       return { ok: false, error: { code: ErrorCode.Server, message: (err as Error).message ?? String(err) } }
     }
+  }
+
+  private simulate(task: SimulateTask): Promise<string> {
+    return simulate({ common: this.common, level: this.level, trieDb: this.reader.trieDb, gasCap: this.limits.gasCap }, task)
   }
 
   private async session(root: string): Promise<Session> {
@@ -185,20 +193,22 @@ export class ExecEngine {
   }
 
   /** Opens the state at the task's block, applies overrides, runs `fn`, and reverts everything. */
-  private async withState<T>(task: ExecTask, fn: (s: Session, block: Block) => Promise<T>): Promise<T> {
+  private async withState<T>(task: CallTask, fn: (s: Session, block: Block) => Promise<T>): Promise<T> {
     const s = await this.session(task.block.stateRoot)
     const block = this.blockFor(s.vm.common, task)
+    const restorePrecompiles = touchesPrecompiles(s.vm.evm, task.stateOverrides) ? ownPrecompileTable(s.vm.evm) : undefined
     await s.vm.evm.journal.checkpoint()
     try {
-      await this.applyStateOverrides(s.sm, task)
+      await applyStateOverrides(s.sm, s.vm.evm, task.stateOverrides)
       return await fn(s, block)
     } finally {
       await s.vm.evm.journal.revert()
       s.vm.evm.journal.cleanJournal()
+      restorePrecompiles?.()
     }
   }
 
-  private blockFor(common: Common, task: ExecTask): Block {
+  private blockFor(common: Common, task: CallTask): Block {
     const b: ExecBlock = task.block
     // A call that names no fee pays none (geth's NoBaseFee): run it against a zero base fee.
     const args = task.args
@@ -224,7 +234,7 @@ export class ExecEngine {
     return block
   }
 
-  private makeBlock(common: Common, task: ExecTask, paysFee: boolean): Block {
+  private makeBlock(common: Common, task: CallTask, paysFee: boolean): Block {
     const b: ExecBlock = task.block
     const o = task.blockOverrides ?? {}
     const timestamp = o.time ?? b.timestamp
@@ -246,25 +256,6 @@ export class ExecEngine {
     return new Block(header, [], [], common.isActivatedEIP(4895) ? [] : undefined, { common })
   }
 
-  private async applyStateOverrides(sm: FixedMerkleStateManager, task: ExecTask): Promise<void> {
-    if (task.stateOverrides === undefined) return
-    for (const [addr, o] of Object.entries(task.stateOverrides)) {
-      const address = new Address(hexToBytes(addr as `0x${string}`))
-      const account = (await sm.getAccount(address)) ?? new Account()
-      if (o.balance !== undefined) account.balance = o.balance
-      if (o.nonce !== undefined) account.nonce = o.nonce
-      await sm.putAccount(address, account)
-      if (o.code !== undefined) await sm.putCode(address, o.code)
-      if (o.state !== undefined) {
-        await sm.clearStorage(address)
-        for (const [slot, value] of Object.entries(o.state)) await sm.putStorage(address, slotBytes(slot), slotBytes(value))
-      }
-      if (o.stateDiff !== undefined) {
-        for (const [slot, value] of Object.entries(o.stateDiff)) await sm.putStorage(address, slotBytes(slot), slotBytes(value))
-      }
-    }
-  }
-
   /** The most gas one call may use: the RPC gas cap, and since Osaka the per-transaction cap. */
   private gasCeiling(common: Common): bigint {
     const cap = this.limits.gasCap
@@ -275,7 +266,7 @@ export class ExecEngine {
    * The gas eth_call and eth_createAccessList run a message with: what it names, at most the RPC gas cap.
    * geth's skip the transaction checks, EIP-7825's per-transaction cap among them (estimates keep it).
    */
-  private callGas(task: ExecTask): bigint {
+  private callGas(task: CallTask): bigint {
     const cap = this.limits.gasCap
     const gas = task.args.gas
     return gas === undefined || gas > cap ? cap : gas
@@ -318,7 +309,7 @@ export class ExecEngine {
   private async runOnce(
     s: Session,
     block: Block,
-    task: ExecTask,
+    task: CallTask,
     gasLimit: bigint,
     accessList?: ExecAccessListItem[],
     reportAccessList = false,
@@ -345,7 +336,7 @@ export class ExecEngine {
       }
       result = await runTx(s.vm, opts)
     } catch (err) {
-      throw new PrecheckError(cleanRunTxError((err as Error).message))
+      throw new PrecheckError(cleanRunTxError((err as Error).message), 'rejected')
     } finally {
       await s.vm.evm.journal.revert()
     }
@@ -381,7 +372,7 @@ export class ExecEngine {
    * the message directly after the same preparation: intrinsic gas taken, origin, precompiles, target and
    * coinbase warm (EIP-2929/3651), the access list warm. About half the cost of going through runTx.
    */
-  private async plainCall(s: Session, block: Block, task: ExecTask, gasLimit: bigint): Promise<Outcome> {
+  private async plainCall(s: Session, block: Block, task: CallTask, gasLimit: bigint): Promise<Outcome> {
     const args = task.args
     const { account } = await this.fundedSender(s, args, gasLimit)
     const gas = messageGas(s.vm.common, args.data ?? EMPTY, args.accessList) ?? this.txGas(s, args, gasLimit, account.nonce)
@@ -447,7 +438,7 @@ export class ExecEngine {
     throw serverError(outcome.message)
   }
 
-  private async estimate(task: ExecTask): Promise<bigint> {
+  private async estimate(task: CallTask): Promise<bigint> {
     return this.withState(task, async (s, block) => {
       const args = task.args
       const ceiling = this.gasCeiling(s.vm.common)
@@ -526,7 +517,7 @@ export class ExecEngine {
    * How the estimate tries one gas limit: a plain message (see isPlainMessage) runs in the EVM directly,
    * anything else through runTx; each probe in its own checkpoint, reverted.
    */
-  private async prober(s: Session, block: Block, task: ExecTask): Promise<(gas: bigint) => Promise<Outcome>> {
+  private async prober(s: Session, block: Block, task: CallTask): Promise<(gas: bigint) => Promise<Outcome>> {
     const args = task.args
     const gas = isPlainMessage(args) ? messageGas(s.vm.common, args.data ?? EMPTY, args.accessList) : undefined
     if (gas === undefined) return (limit) => this.runAt(s, block, task, limit)
@@ -544,7 +535,7 @@ export class ExecEngine {
   }
 
   /** One probe of the estimate: an intrinsic-gas failure counts as "too little gas". */
-  private async runAt(s: Session, block: Block, task: ExecTask, gas: bigint): Promise<Outcome> {
+  private async runAt(s: Session, block: Block, task: CallTask, gas: bigint): Promise<Outcome> {
     try {
       return await this.runOnce(s, block, task, gas)
     } catch (err) {
@@ -555,7 +546,7 @@ export class ExecEngine {
     }
   }
 
-  private async accessList(task: ExecTask): Promise<ExecResult> {
+  private async accessList(task: CallTask): Promise<ExecResult> {
     return this.withState(task, async (s, block) => {
       const gas = this.callGas(task)
       const from = (task.args.from ?? DEFAULT_SENDER).toLowerCase()
@@ -611,10 +602,6 @@ function shareCommon(common: Common): void {
   const shared = common as Common & { copy(): Common; updateParams(): Common }
   shared.copy = () => common
   shared.updateParams = () => common
-}
-
-function slotBytes(hex: string): Uint8Array {
-  return setLengthLeft(hexToBytes(hex as `0x${string}`), 32)
 }
 
 function isPrecompile(address: string): boolean {

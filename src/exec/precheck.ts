@@ -9,35 +9,44 @@ import type { MessageGas } from './intrinsic-gas.js'
 import { DEFAULT_SENDER } from './types.js'
 import type { ExecCallArgs } from './types.js'
 
+/** Which of geth's core errors a check raised (eth_simulateV1 gives each its own code). */
+export type PrecheckReason = 'tipAboveFeeCap' | 'feeCapTooLow' | 'insufficientFunds' | 'intrinsicGas' | 'floorDataGas' | 'rejected'
+
 export class PrecheckError extends RpcError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly reason: PrecheckReason,
+  ) {
     super(ErrorCode.Server, message)
     this.name = 'PrecheckError'
   }
 }
 
 
-/** A message that names no fee is not checked (eth_call's NoBaseFee); one naming only a tip has a fee cap of zero. */
-export function feeCheck(args: ExecCallArgs, baseFee: bigint): PrecheckError | undefined {
+/**
+ * A message that names no fee is not checked (eth_call's NoBaseFee) unless `always` (a validating
+ * eth_simulateV1); one naming only a tip has a fee cap of zero.
+ */
+export function feeCheck(args: ExecCallArgs, baseFee: bigint, always = false): PrecheckError | undefined {
   const feeCap = args.gasPrice ?? args.maxFeePerGas ?? 0n
   const tip = args.gasPrice ?? args.maxPriorityFeePerGas ?? 0n
-  if (feeCap === 0n && tip === 0n) return undefined
+  if (feeCap === 0n && tip === 0n && !always) return undefined
   const from = toChecksumAddress(args.from ?? DEFAULT_SENDER)
   if (feeCap < tip) {
-    return new PrecheckError(`max priority fee per gas higher than max fee per gas: address ${from}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`)
+    return new PrecheckError(`max priority fee per gas higher than max fee per gas: address ${from}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`, 'tipAboveFeeCap')
   }
-  if (feeCap < baseFee) return new PrecheckError(`max fee per gas less than block base fee: address ${from}, maxFeePerGas: ${feeCap}, baseFee: ${baseFee}`)
+  if (feeCap < baseFee) return new PrecheckError(`max fee per gas less than block base fee: address ${from}, maxFeePerGas: ${feeCap}, baseFee: ${baseFee}`, 'feeCapTooLow')
   return undefined
 }
 
 /** buyGas: the sender must afford gas limit * fee cap + value. */
 export function insufficientFunds(from: string, have: bigint, want: bigint): PrecheckError {
-  return new PrecheckError(`insufficient funds for gas * price + value: address ${toChecksumAddress(from)} have ${have} want ${want}`)
+  return new PrecheckError(`insufficient funds for gas * price + value: address ${toChecksumAddress(from)} have ${have} want ${want}`, 'insufficientFunds')
 }
 
 /** The two floors under a message's gas limit: the intrinsic gas, then the EIP-7623 calldata floor. */
 export function gasLimitCheck(gasLimit: bigint, gas: MessageGas): PrecheckError | undefined {
-  if (gasLimit < gas.intrinsic) return new PrecheckError(`intrinsic gas too low: have ${gasLimit}, want ${gas.intrinsic}`)
-  if (gasLimit < gas.minimum) return new PrecheckError(`insufficient gas for floor data gas cost: have ${gasLimit}, want ${gas.minimum}`)
+  if (gasLimit < gas.intrinsic) return new PrecheckError(`intrinsic gas too low: have ${gasLimit}, want ${gas.intrinsic}`, 'intrinsicGas')
+  if (gasLimit < gas.minimum) return new PrecheckError(`insufficient gas for floor data gas cost: have ${gasLimit}, want ${gas.minimum}`, 'floorDataGas')
   return undefined
 }

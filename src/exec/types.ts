@@ -54,6 +54,8 @@ export interface ExecAccountOverride {
   state?: Record<string, string>
   /** patches individual slots */
   stateDiff?: Record<string, string>
+  /** the precompile at this address moves there (geth's state override) */
+  movePrecompileToAddress?: string
 }
 
 export interface ExecBlockOverrides {
@@ -67,7 +69,7 @@ export interface ExecBlockOverrides {
 
 export type ExecKind = 'call' | 'estimateGas' | 'createAccessList'
 
-export interface ExecTask {
+export interface CallTask {
   kind: ExecKind
   block: ExecBlock
   args: ExecCallArgs
@@ -75,8 +77,42 @@ export interface ExecTask {
   blockOverrides?: ExecBlockOverrides
 }
 
+/** An EIP-4895 withdrawal a simulated block credits (amount in gwei). */
+export interface ExecWithdrawal {
+  index: bigint
+  validatorIndex: bigint
+  address: string
+  amount: bigint
+}
+
+export interface SimBlockOverrides extends ExecBlockOverrides {
+  withdrawals?: ExecWithdrawal[]
+  blobBaseFee?: bigint
+  beaconRoot?: string
+}
+
+/** One block of eth_simulateV1: its overrides and the calls it runs in order. */
+export interface SimBlockSpec {
+  blockOverrides?: SimBlockOverrides
+  stateOverrides?: Record<string, ExecAccountOverride>
+  calls: ExecCallArgs[]
+}
+
+/** eth_simulateV1: blocks built on top of `block`, each call seeing the state the ones before left. */
+export interface SimulateTask {
+  kind: 'simulate'
+  block: ExecBlock
+  blocks: SimBlockSpec[]
+  traceTransfers: boolean
+  validation: boolean
+  fullTransactions: boolean
+}
+
+export type ExecTask = CallTask | SimulateTask
+
 export type ExecResult =
   | { ok: true; kind: 'call'; returnData: string }
+  | { ok: true; kind: 'simulate'; json: string }
   | { ok: true; kind: 'estimateGas'; gas: bigint }
   | { ok: true; kind: 'createAccessList'; accessList: ExecAccessListItem[]; gasUsed: bigint; error?: string }
   | { ok: false; error: RpcErrorShape }

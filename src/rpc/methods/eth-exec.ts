@@ -1,10 +1,13 @@
-// EVM execution without a transaction: eth_call, eth_estimateGas, eth_createAccessList. The work runs
+// EVM execution without a transaction: eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1. The work runs
 // in the call pool; this file only turns parameters into a task and a result into JSON.
 
 import type { BlockRecord } from '../../chain/view.js'
 import { CallResultCache } from '../../exec/call-cache.js'
 import { execBlockOf } from '../../exec/exec-block.js'
-import type { ExecCallArgs, ExecResult, ExecTask } from '../../exec/types.js'
+import type { CallTask, ExecKind, ExecResult, SimulateTask } from '../../exec/types.js'
+import { RawJson } from '../context.js'
+import { simulatePayload } from '../simulate-params.js'
+import { accountOverridesOf, callArgsOf } from '../exec-args.js'
 import type { MethodHandler } from '../context.js'
 import { fromShape } from '../errors.js'
 import { quantity } from '../hex.js'
@@ -13,34 +16,12 @@ import { resolveStateBlock } from './deps.js'
 import type { MethodDeps } from './deps.js'
 
 
-export function toTask(kind: ExecTask['kind'], req: p.CallRequest, block: BlockRecord, so?: p.StateOverrides, bo?: p.BlockOverrides): ExecTask {
+export function toTask(kind: ExecKind, req: p.CallRequest, block: BlockRecord, so?: p.StateOverrides, bo?: p.BlockOverrides): CallTask {
   // only the fields the request sets: every key, even one holding undefined, is written and read again
   // when the task is cloned to the worker
-  const args: ExecCallArgs = {}
-  if (req.from !== undefined) args.from = req.from
-  if (req.to !== undefined) args.to = req.to
-  if (req.gas !== undefined) args.gas = req.gas
-  if (req.gasPrice !== undefined) args.gasPrice = req.gasPrice
-  if (req.maxFeePerGas !== undefined) args.maxFeePerGas = req.maxFeePerGas
-  if (req.maxPriorityFeePerGas !== undefined) args.maxPriorityFeePerGas = req.maxPriorityFeePerGas
-  if (req.value !== undefined) args.value = req.value
-  if (req.input !== undefined) args.data = req.input
-  if (req.nonce !== undefined) args.nonce = req.nonce
-  if (req.accessList !== undefined) args.accessList = req.accessList
-  if (req.authorizationList !== undefined) args.authorizationList = req.authorizationList
-  const task: ExecTask = { kind, block: execBlockOf(block.header, block.hash), args }
-  if (so !== undefined && so.size > 0) {
-    task.stateOverrides = {}
-    for (const [address, o] of so) {
-      task.stateOverrides[address] = {
-        balance: o.balance,
-        nonce: o.nonce,
-        code: o.code,
-        state: o.state === undefined ? undefined : Object.fromEntries(o.state),
-        stateDiff: o.stateDiff === undefined ? undefined : Object.fromEntries(o.stateDiff),
-      }
-    }
-  }
+  const task: CallTask = { kind, block: execBlockOf(block.header, block.hash), args: callArgsOf(req) }
+  const stateOverrides = accountOverridesOf(so)
+  if (stateOverrides !== undefined) task.stateOverrides = stateOverrides
   if (bo !== undefined) {
     task.blockOverrides = {
       number: bo.number,
@@ -80,20 +61,20 @@ interface HeadKey {
 export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
   const chainId = BigInt(deps.config.chainId)
   const cache = new CallResultCache()
-  const keyOf = (kind: ExecTask['kind'], blockHash: string, params: readonly unknown[]) =>
+  const keyOf = (kind: ExecKind, blockHash: string, params: readonly unknown[]) =>
     CallResultCache.key(blockHash, kind, [params[0], params[2], params[3]])
   /**
    * The request's key at the current head when it asks for 'latest' (or names no block), else undefined.
    * The cache only holds requests that passed validation (the key is the request's JSON), so a request
    * found settled under it is answered at once without parsing it again.
    */
-  const headKeyOf = (kind: ExecTask['kind'], params: readonly unknown[]): HeadKey | undefined => {
+  const headKeyOf = (kind: ExecKind, params: readonly unknown[]): HeadKey | undefined => {
     if (params.length > 2 || (params[1] !== undefined && params[1] !== 'latest')) return undefined
     const hash = deps.view.head.hash
     return { hash, key: keyOf(kind, hash, params) }
   }
   /** The cached (or shared in-flight) result of `task` at `block`; the head's key is reused when it fits. */
-  const cached = (kind: ExecTask['kind'], block: BlockRecord, params: readonly unknown[], headKey: HeadKey | undefined, task: () => ExecTask) => {
+  const cached = (kind: ExecKind, block: BlockRecord, params: readonly unknown[], headKey: HeadKey | undefined, task: () => CallTask) => {
     const key = headKey !== undefined && headKey.hash === block.hash ? headKey.key : keyOf(kind, block.hash, params)
     return cache.run(key, () => deps.executor.run(task()))
   }
@@ -126,6 +107,22 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
       const headKey = headKeyOf('estimateGas', params)
       const known = headKey === undefined ? undefined : cache.peek(headKey.key)
       return known === undefined ? estimateGas(params, headKey) : estimateAnswer(known)
+    },
+    eth_simulateV1: async (params) => {
+      p.expectParams(params, 1, 2)
+      const payload = simulatePayload(params[0], 0, { chainId })
+      const selector = p.blockSelector(params[1], 1, { optional: true })
+      const block = await resolveStateBlock(deps.view, selector)
+      const task: SimulateTask = {
+        kind: 'simulate',
+        block: execBlockOf(block.header, block.hash),
+        blocks: payload.blocks,
+        traceTransfers: payload.traceTransfers,
+        validation: payload.validation,
+        fullTransactions: payload.returnFullTransactions,
+      }
+      const result = unwrap(await deps.executor.run(task))
+      return result.kind === 'simulate' ? new RawJson(result.json) : null
     },
     eth_createAccessList: async (params) => {
       p.expectParams(params, 1, 2)

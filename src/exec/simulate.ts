@@ -1,0 +1,420 @@
+// eth_simulateV1, as geth's internal/ethapi/simulate.go: blocks built on top of a chain block, each
+// with its overrides and calls, every call seeing the state the ones before it left. Each simulated
+// block is a real block: system calls before and after its calls, withdrawals credited, state root,
+// transactions and receipts roots, bloom and hash, so that its parent hash chains to the block before
+// and BLOCKHASH inside the simulation reads the simulated hashes.
+//
+// The state lives in a trie whose writes stay in memory (overlay-trie-db.ts) and is dropped at the end:
+// nothing reaches the database. The calls are unsigned transactions (geth's ToTransaction), hashed as
+// such, with the sender they name.
+
+import { Block, createBlockHeader, createBlockHeaderFromRLP } from '@ethereumjs/block'
+import type { BlockHeader } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { createMPT } from '@ethereumjs/mpt'
+import { RLP } from '@ethereumjs/rlp'
+import { Caches, CacheType } from '@ethereumjs/statemanager'
+import { createTx } from '@ethereumjs/tx'
+import type { TxOptions, TypedTransaction } from '@ethereumjs/tx'
+import { Account, Address, bytesToHex, createWithdrawal, hexToBytes, toChecksumAddress, ValueEncoding } from '@ethereumjs/util'
+import type { Withdrawal } from '@ethereumjs/util'
+import { Bloom, createVM, encodeReceipt, runTx } from '@ethereumjs/vm'
+import type { RunTxResult, VM } from '@ethereumjs/vm'
+import { orderedTrieRoot } from '../chain/ordered-trie.js'
+import type { ReceiptRecord, StoredLog } from '../chain/receipts.js'
+import type { ChainLevel } from '../chain/store/level.js'
+import { Keys } from '../chain/store/schema.js'
+import type { ReadOnlyTrieDB } from '../chain/store/state-db.js'
+import { beforeTransactions, requestsHashAfterTransactions } from '../chain/system-calls.js'
+import { blockHashSource } from '../evm/block-hashes.js'
+import { FixedMerkleStateManager } from '../evm/state-manager.js'
+import { ErrorCode, executionReverted, internalError, invalidParams, RpcError, serverError } from '../rpc/errors.js'
+import { formatBlock, formatLog } from '../rpc/format.js'
+import { quantity } from '../rpc/hex.js'
+import { authorizationListData } from './authorization-data.js'
+import { haltMessage } from './halt-message.js'
+import type { HaltError } from './halt-message.js'
+import { OverlayTrieDB } from './overlay-trie-db.js'
+import { feeCheck, gasLimitCheck, insufficientFunds, PrecheckError } from './precheck.js'
+import type { PrecheckReason } from './precheck.js'
+import { decodeRevertReason } from './revert.js'
+import { applyStateOverrides, ownPrecompileTable, touchesPrecompiles } from './state-overrides.js'
+import { TransferLogTracer } from './transfer-logs.js'
+import { DEFAULT_SENDER } from './types.js'
+import type { ExecCallArgs, SimBlockOverrides, SimBlockSpec, SimulateTask } from './types.js'
+
+/** geth's maxSimulateBlocks: how far past the base block a simulation may reach. */
+export const MAX_SIMULATED_BLOCKS = 256n
+/** geth's timestampIncrement: the time between simulated blocks that do not set theirs. */
+const TIMESTAMP_INCREMENT = 12n
+/** EIP-3860's limit on a creation's init code (geth refuses larger in a simulation with -38025). */
+const MAX_INITCODE_SIZE = 49_152
+const GWEI = 1_000_000_000n
+const ZERO_HASH = new Uint8Array(32)
+
+/** geth's error codes of eth_simulateV1 (internal/ethapi/errors.go). */
+const SimError = {
+  nonceTooLow: -38010,
+  nonceTooHigh: -38011,
+  intrinsicGas: -38013,
+  insufficientFunds: -38014,
+  blockGasLimitReached: -38015,
+  blockNumberInvalid: -38020,
+  blockTimestampInvalid: -38021,
+  maxInitCodeSizeExceeded: -38025,
+  clientLimitExceeded: -38026,
+  feeCapTooLow: -32005,
+  vmError: -32015,
+} as const
+
+const PRECHECK_CODES: Record<PrecheckReason, number> = {
+  tipAboveFeeCap: ErrorCode.InvalidParams,
+  feeCapTooLow: SimError.feeCapTooLow,
+  insufficientFunds: SimError.insufficientFunds,
+  intrinsicGas: SimError.intrinsicGas,
+  floorDataGas: ErrorCode.Internal,
+  rejected: ErrorCode.Internal,
+}
+
+export interface SimulationContext {
+  /** the chain's Common (copied: the simulation moves its fork block by block) */
+  common: Common
+  level: ChainLevel
+  trieDb: ReadOnlyTrieDB
+  /** the RPC gas cap: all calls of a simulation together use at most this much gas (geth's gas pool) */
+  gasCap: bigint
+}
+
+/** A block of the request with its number and time settled (gaps filled with empty blocks). */
+interface PlannedBlock {
+  number: bigint
+  timestamp: bigint
+  overrides: SimBlockOverrides
+  spec: SimBlockSpec | undefined
+}
+
+/** runTx's options with the patched (patches/) switches: no EIP-3607 sender check, geth's NoBaseFee. */
+type SimRunTxOpts = Parameters<typeof runTx>[1] & { keelSkipSenderCodeCheck: boolean; keelNoBaseFee: boolean }
+
+/** The whole answer of eth_simulateV1, as JSON text. */
+export async function simulate(ctx: SimulationContext, task: SimulateTask): Promise<string> {
+  const common = ctx.common.copy()
+  const base = await baseHeader(ctx.level, common, task)
+  const plan = planBlocks(base, task.blocks)
+  const simulated = new Map<bigint, Uint8Array>()
+  const level = ctx.level
+  const blockchain = blockHashSource(async (n) => (n <= base.number ? level.get(Keys.canonicalHash(n)) : simulated.get(n)))
+  const trie = await createMPT({ db: new OverlayTrieDB(ctx.trieDb), useKeyHashing: true, common, valueEncoding: ValueEncoding.Bytes })
+  if (!(await trie.checkRoot(base.stateRoot))) throw serverError(`missing trie node ${bytesToHex(base.stateRoot)} (path )`)
+  trie.root(base.stateRoot)
+  const sm = new FixedMerkleStateManager({
+    trie,
+    common,
+    prefixStorageTrieKeys: true,
+    caches: new Caches({
+      account: { type: CacheType.ORDERED_MAP, size: 10_000 },
+      storage: { type: CacheType.ORDERED_MAP, size: 10_000 },
+      code: { type: CacheType.ORDERED_MAP, size: 1_000 },
+    }),
+  })
+  const vm = await createVM({ common, stateManager: sm, blockchain })
+  const run = new BlockRun(vm, common, task, ctx.gasCap)
+  const out: string[] = []
+  let parent = base
+  let restorePrecompiles: (() => void) | undefined
+  for (const planned of plan) {
+    restorePrecompiles?.()
+    common.setHardforkBy({ blockNumber: planned.number, timestamp: planned.timestamp })
+    const overrides = planned.spec?.stateOverrides
+    restorePrecompiles = touchesPrecompiles(vm.evm, overrides) ? ownPrecompileTable(vm.evm) : undefined
+    const { header, json } = await run.block(parent, planned)
+    simulated.set(header.number, header.hash())
+    out.push(json)
+    parent = header
+  }
+  return `[${out.join(',')}]`
+}
+
+async function baseHeader(level: ChainLevel, common: Common, task: SimulateTask): Promise<BlockHeader> {
+  const rlp = await level.get(Keys.header(task.block.number))
+  if (rlp === undefined) throw serverError(`header for number ${task.block.number} not found`)
+  const header = createBlockHeaderFromRLP(rlp, { common, setHardfork: true })
+  if (bytesToHex(header.hash()) !== task.block.hash) throw serverError(`block ${task.block.hash} is no longer canonical`)
+  return header
+}
+
+/** geth's sanitizeChain: numbers and times strictly increase, defaults filled in, gaps made empty blocks. */
+export function planBlocks(base: { number: bigint; timestamp: bigint }, blocks: readonly SimBlockSpec[]): PlannedBlock[] {
+  const out: PlannedBlock[] = []
+  let prevNumber = base.number
+  let prevTime = base.timestamp
+  for (const spec of blocks) {
+    const overrides = spec.blockOverrides ?? {}
+    const number = overrides.number ?? prevNumber + 1n
+    if (number <= prevNumber) throw new RpcError(SimError.blockNumberInvalid, `block numbers must be in order: ${number} <= ${prevNumber}`)
+    if (number - base.number > MAX_SIMULATED_BLOCKS) throw new RpcError(SimError.clientLimitExceeded, 'too many blocks')
+    for (let n = prevNumber + 1n; n < number; n++) {
+      prevTime += TIMESTAMP_INCREMENT
+      out.push({ number: n, timestamp: prevTime, overrides: {}, spec: undefined })
+    }
+    prevNumber = number
+    let timestamp: bigint
+    if (overrides.time === undefined) {
+      timestamp = prevTime + TIMESTAMP_INCREMENT
+    } else {
+      timestamp = overrides.time
+      if (timestamp <= prevTime) throw new RpcError(SimError.blockTimestampInvalid, `block timestamps must be in order: ${timestamp} <= ${prevTime}`)
+    }
+    prevTime = timestamp
+    out.push({ number, timestamp, overrides, spec })
+  }
+  return out
+}
+
+/** What one call left behind, for its block (receipt) and for the answer (result). */
+interface CallOutcome {
+  tx: TypedTransaction
+  sender: string
+  result: RunTxResult
+  /** gas used before refunds (geth's MaxUsedGas) */
+  maxUsedGas: bigint
+  logs: StoredLog[]
+}
+
+/** Runs the planned blocks one after the other on one state. */
+class BlockRun {
+  /** gas left in the simulation's budget (geth's gas pool of RPCGasCap) */
+  private budget: bigint
+  /** header fields that carry over from block to block once overridden (geth's makeHeaders) */
+  private coinbase: Address | undefined
+  private gasLimit: bigint | undefined
+  private readonly tracer: TransferLogTracer | undefined
+
+  constructor(
+    private readonly vm: VM,
+    private readonly common: Common,
+    private readonly task: SimulateTask,
+    gasCap: bigint,
+  ) {
+    this.budget = gasCap
+    this.tracer = task.traceTransfers ? new TransferLogTracer() : undefined
+  }
+
+  async block(parent: BlockHeader, planned: PlannedBlock): Promise<{ header: BlockHeader; json: string }> {
+    const { vm, common, task } = this
+    const o = planned.overrides
+    this.coinbase = o.feeRecipient !== undefined ? new Address(hexToBytes(o.feeRecipient as `0x${string}`)) : (this.coinbase ?? parent.coinbase)
+    this.gasLimit = o.gasLimit ?? this.gasLimit ?? parent.gasLimit
+    const gasLimit = this.gasLimit
+    const london = common.isActivatedEIP(1559)
+    const cancun = common.isActivatedEIP(4844)
+    const withdrawals: Withdrawal[] | undefined = common.isActivatedEIP(4895)
+      ? (o.withdrawals ?? []).map((w) => createWithdrawal({ index: w.index, validatorIndex: w.validatorIndex, address: w.address as `0x${string}`, amount: w.amount }))
+      : undefined
+    const headerData = {
+      parentHash: parent.hash(),
+      number: planned.number,
+      timestamp: planned.timestamp,
+      gasLimit,
+      coinbase: this.coinbase,
+      difficulty: parent.difficulty,
+      mixHash: o.prevRandao !== undefined ? hexToBytes(o.prevRandao as `0x${string}`) : ZERO_HASH,
+      baseFeePerGas: london ? (o.baseFeePerGas ?? (task.validation ? parent.calcNextBaseFee() : 0n)) : undefined,
+      parentBeaconBlockRoot: cancun ? (o.beaconRoot !== undefined ? hexToBytes(o.beaconRoot as `0x${string}`) : ZERO_HASH) : undefined,
+      excessBlobGas: cancun ? (parent.excessBlobGas !== undefined ? parent.calcNextExcessBlobGas(common) : 0n) : undefined,
+      blobGasUsed: cancun ? 0n : undefined,
+    }
+    const pendingHeader = createBlockHeader(headerData, { common, skipConsensusFormatValidation: true })
+    if (o.blobBaseFee !== undefined) {
+      const blobBaseFee = o.blobBaseFee
+      pendingHeader.getBlobGasPrice = () => blobBaseFee
+    }
+    const pending = new Block(pendingHeader, [], [], withdrawals, { common })
+
+    await applyStateOverrides(vm.stateManager, vm.evm, planned.spec?.stateOverrides)
+    await beforeTransactions(vm, common, pendingHeader)
+    this.tracer?.attach(vm.evm)
+
+    const outcomes: CallOutcome[] = []
+    const receipts: ReceiptRecord[] = []
+    const blooms: Uint8Array[] = []
+    const bloom = new Bloom(undefined, common)
+    let gasUsed = 0n
+    for (const args of planned.spec?.calls ?? []) {
+      const outcome = await this.call(pending, args, gasUsed, gasLimit)
+      gasUsed += outcome.result.totalGasSpent
+      this.budget -= outcome.result.totalGasSpent
+      const receiptLogs = (outcome.result.receipt as { logs: StoredLog[] }).logs
+      receipts.push({ status: outcome.result.execResult.exceptionError === undefined ? 1 : 0, cumulativeGasUsed: gasUsed, logs: receiptLogs })
+      blooms.push(outcome.result.bloom.bitvector)
+      bloom.or(outcome.result.bloom)
+      outcomes.push(outcome)
+    }
+    const requestsHash = await requestsHashAfterTransactions(vm, common, pending, receipts)
+    for (const w of withdrawals ?? []) {
+      if (w.amount === 0n) continue
+      const account = (await vm.stateManager.getAccount(w.address)) ?? new Account()
+      account.balance += w.amount * GWEI
+      await vm.stateManager.putAccount(w.address, account)
+    }
+    const stateRoot = await vm.stateManager.getStateRoot()
+
+    const keccak = common.customCrypto.keccak256!
+    const txs = outcomes.map((c) => c.tx)
+    const header = createBlockHeader(
+      {
+        ...headerData,
+        stateRoot,
+        transactionsTrie: orderedTrieRoot(txs.map((tx) => tx.serialize()), keccak),
+        receiptTrie: orderedTrieRoot(
+          receipts.map((r, i) => encodeReceipt({ status: r.status, cumulativeBlockGasUsed: r.cumulativeGasUsed, bitvector: blooms[i], logs: r.logs }, txs[i].type)),
+          keccak,
+        ),
+        logsBloom: bloom.bitvector,
+        gasUsed,
+        withdrawalsRoot: withdrawals === undefined ? undefined : orderedTrieRoot(withdrawals.map((w) => RLP.encode(w.raw())), keccak),
+        requestsHash,
+      },
+      { common, skipConsensusFormatValidation: true },
+    )
+    const block = new Block(header, txs, [], withdrawals, { common })
+    const json = formatBlock(block, { fullTransactions: task.fullTransactions, senders: outcomes.map((c) => c.sender), size: block.serialize().length })
+    json.calls = callsJson(outcomes, header)
+    return { header, json: JSON.stringify(json) }
+  }
+
+  /** One call, checked as geth checks a message (in its order and words), then run as a transaction. */
+  private async call(block: Block, args: ExecCallArgs, gasUsed: bigint, gasLimit: bigint): Promise<CallOutcome> {
+    const { vm, common, task } = this
+    const sender = args.from ?? DEFAULT_SENDER
+    const from = new Address(hexToBytes(sender as `0x${string}`))
+    const account = (await vm.stateManager.getAccount(from)) ?? new Account()
+    const nonce = args.nonce ?? account.nonce
+    let gas = args.gas ?? gasLimit - gasUsed
+    if (gasUsed + gas > gasLimit) throw new RpcError(SimError.blockGasLimitReached, `block gas limit reached: ${gasUsed} >= ${gasLimit}`)
+    if (gas > this.budget) gas = this.budget
+    const creation = args.to === undefined || args.to === null
+    const data = args.data ?? new Uint8Array(0)
+    if (creation && data.length > MAX_INITCODE_SIZE && common.isActivatedEIP(3860)) {
+      throw new RpcError(SimError.maxInitCodeSizeExceeded, `max initcode size exceeded: code size ${data.length} limit ${MAX_INITCODE_SIZE}`)
+    }
+    const tx = unsignedTx(common, args, gas, nonce, from)
+
+    if (task.validation) {
+      const checksummed = toChecksumAddress(sender)
+      if (nonce < account.nonce) throw new RpcError(SimError.nonceTooLow, `nonce too low: address ${checksummed}, tx: ${nonce} state: ${account.nonce}`)
+      if (nonce > account.nonce) throw new RpcError(SimError.nonceTooHigh, `nonce too high: address ${checksummed}, tx: ${nonce} state: ${account.nonce}`)
+    }
+    try {
+      const feeError = feeCheck(args, block.header.baseFeePerGas ?? 0n, task.validation)
+      if (feeError !== undefined) throw feeError
+      const cost = gas * (args.gasPrice ?? args.maxFeePerGas ?? 0n) + (args.value ?? 0n)
+      if (account.balance < cost) throw insufficientFunds(sender, account.balance, cost)
+      const gasError = gasLimitCheck(gas, { intrinsic: tx.getIntrinsicGas(), minimum: tx.getMinimumGasLimit() })
+      if (gasError !== undefined) throw gasError
+    } catch (err) {
+      if (err instanceof PrecheckError) throw new RpcError(PRECHECK_CODES[err.reason], err.message)
+      throw err
+    }
+
+    this.tracer?.reset()
+    let result: RunTxResult
+    try {
+      const opts: SimRunTxOpts = {
+        tx,
+        block,
+        blockGasUsed: gasUsed,
+        skipNonce: true,
+        // the checks above are geth's; what they let through the sender can afford, so nothing is minted
+        skipBalance: true,
+        skipBlockGasLimitValidation: true,
+        skipHardForkValidation: true,
+        keelSkipSenderCodeCheck: true,
+        keelNoBaseFee: !task.validation,
+      }
+      result = await runTx(vm, opts)
+    } catch (err) {
+      throw internalError((err as Error).message.replace(/\s*\(vm hf=.*$/s, '').replace(/\s*-> .*$/s, ''))
+    }
+    const executed = tx.getIntrinsicGas() + result.execResult.executionGasUsed
+    const floor = tx.getMinimumGasLimit()
+    const failed = result.execResult.exceptionError !== undefined
+    const logs = failed ? [] : this.tracer !== undefined ? this.tracer.logs() : (result.receipt as { logs: StoredLog[] }).logs
+    return { tx, sender, result, maxUsedGas: executed > floor ? executed : floor, logs }
+  }
+}
+
+/**
+ * The call as geth's TransactionArgs.ToTransaction(DynamicFeeTxType) makes it: a fee-market transaction
+ * unless it names a gas price (legacy, or with an access list EIP-2930) or authorizations (EIP-7702),
+ * unsigned, with the chain's id. Its hash is the hash of that unsigned encoding.
+ */
+function unsignedTx(common: Common, args: ExecCallArgs, gasLimit: bigint, nonce: bigint, from: Address): TypedTransaction {
+  const base = { nonce, gasLimit, to: args.to ?? undefined, value: args.value ?? 0n, data: args.data ?? new Uint8Array(0) }
+  const accessList = args.accessList?.map((i) => ({ address: i.address, storageKeys: i.storageKeys }))
+  let txData: Record<string, unknown>
+  if (args.authorizationList !== undefined) {
+    if (args.to === undefined || args.to === null) throw invalidParams('a call with an authorizationList must name a recipient (to)')
+    txData = {
+      ...base,
+      type: 4,
+      maxFeePerGas: args.maxFeePerGas ?? 0n,
+      maxPriorityFeePerGas: args.maxPriorityFeePerGas ?? 0n,
+      accessList: accessList ?? [],
+      authorizationList: authorizationListData(args.authorizationList),
+    }
+  } else if (args.gasPrice !== undefined) {
+    txData = accessList !== undefined ? { ...base, type: 1, gasPrice: args.gasPrice, accessList } : { ...base, type: 0, gasPrice: args.gasPrice }
+  } else {
+    txData = { ...base, type: 2, maxFeePerGas: args.maxFeePerGas ?? 0n, maxPriorityFeePerGas: args.maxPriorityFeePerGas ?? 0n, accessList: accessList ?? [] }
+  }
+  // keelNoGasLimitCap (patches/): a call may carry more gas than EIP-7825 lets a transaction carry
+  const opts: TxOptions & { keelNoGasLimitCap: boolean } = { common, freeze: false, allowUnlimitedInitCodeSize: false, keelNoGasLimitCap: true }
+  const tx = createTx(txData as never, opts)
+  const hash = common.customCrypto.keccak256!(tx.serialize())
+  const unsigned = tx as { getSenderAddress: () => Address; hash: () => Uint8Array }
+  unsigned.getSenderAddress = () => from
+  unsigned.hash = () => hash
+  return tx
+}
+
+/** The block's `calls`: each call's status, return data, gas and logs (geth's simCallResult). */
+function callsJson(outcomes: readonly CallOutcome[], header: BlockHeader): Record<string, unknown>[] {
+  const ctx = {
+    blockHash: bytesToHex(header.hash()),
+    blockNumber: header.number,
+    blockTimestamp: header.timestamp,
+    transactionHash: '',
+    transactionIndex: 0,
+    logIndex: 0,
+    removed: false,
+  }
+  return outcomes.map((c, i) => {
+    ctx.transactionHash = bytesToHex(c.tx.hash())
+    ctx.transactionIndex = i
+    const logs = c.logs.map((log) => {
+      const json = formatLog(log, ctx)
+      ctx.logIndex++
+      return json
+    })
+    const exec = c.result.execResult
+    const returnData = bytesToHex(exec.returnValue)
+    const out: Record<string, unknown> = {
+      returnData,
+      logs,
+      gasUsed: quantity(c.result.totalGasSpent),
+      maxUsedGas: quantity(c.maxUsedGas),
+      status: exec.exceptionError === undefined ? '0x1' : '0x0',
+    }
+    const error = exec.exceptionError
+    if (error !== undefined) {
+      if (error.error === 'revert') {
+        const reverted = executionReverted(decodeRevertReason(returnData), returnData)
+        out.error = { message: reverted.message, code: reverted.code, data: returnData }
+      } else {
+        out.error = { message: haltMessage(error as HaltError), code: SimError.vmError }
+      }
+    }
+    return out
+  })
+}
