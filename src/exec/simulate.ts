@@ -35,7 +35,7 @@ import { authorizationListData } from './authorization-data.js'
 import { haltMessage } from './halt-message.js'
 import type { HaltError } from './halt-message.js'
 import { OverlayTrieDB } from './overlay-trie-db.js'
-import { feeCheck, gasLimitCheck, insufficientFunds, PrecheckError } from './precheck.js'
+import { feeCheck, gasLimitCheck, insufficientFunds } from './precheck.js'
 import type { PrecheckReason } from './precheck.js'
 import { decodeRevertReason } from './revert.js'
 import { applyStateOverrides, ownPrecompileTable, touchesPrecompiles } from './state-overrides.js'
@@ -50,12 +50,14 @@ const TIMESTAMP_INCREMENT = 12n
 /** EIP-3860's limit on a creation's init code (geth refuses larger in a simulation with -38025). */
 const MAX_INITCODE_SIZE = 49_152
 const GWEI = 1_000_000_000n
+const MAX_NONCE = (1n << 64n) - 1n
 const ZERO_HASH = new Uint8Array(32)
 
 /** geth's error codes of eth_simulateV1 (internal/ethapi/errors.go). */
 const SimError = {
   nonceTooLow: -38010,
   nonceTooHigh: -38011,
+  feeCapTooLow: -38012,
   intrinsicGas: -38013,
   insufficientFunds: -38014,
   blockGasLimitReached: -38015,
@@ -63,7 +65,6 @@ const SimError = {
   blockTimestampInvalid: -38021,
   maxInitCodeSizeExceeded: -38025,
   clientLimitExceeded: -38026,
-  feeCapTooLow: -32005,
   vmError: -32015,
 } as const
 
@@ -293,28 +294,25 @@ class BlockRun {
     let gas = args.gas ?? gasLimit - gasUsed
     if (gasUsed + gas > gasLimit) throw new RpcError(SimError.blockGasLimitReached, `block gas limit reached: ${gasUsed} >= ${gasLimit}`)
     if (gas > this.budget) gas = this.budget
-    const creation = args.to === undefined || args.to === null
-    const data = args.data ?? new Uint8Array(0)
-    if (creation && data.length > MAX_INITCODE_SIZE && common.isActivatedEIP(3860)) {
-      throw new RpcError(SimError.maxInitCodeSizeExceeded, `max initcode size exceeded: code size ${data.length} limit ${MAX_INITCODE_SIZE}`)
-    }
     const tx = unsignedTx(common, args, gas, nonce, from)
 
+    // what geth's state transition refuses, in its order, wrapped as geth's simulation wraps it
+    const refuse = (code: number, reason: string) => new RpcError(code, `err: ${reason} (supplied gas ${gas})`)
     if (task.validation) {
       const checksummed = toChecksumAddress(sender)
-      if (nonce < account.nonce) throw new RpcError(SimError.nonceTooLow, `nonce too low: address ${checksummed}, tx: ${nonce} state: ${account.nonce}`)
-      if (nonce > account.nonce) throw new RpcError(SimError.nonceTooHigh, `nonce too high: address ${checksummed}, tx: ${nonce} state: ${account.nonce}`)
+      if (nonce > account.nonce) throw refuse(SimError.nonceTooHigh, `nonce too high: address ${checksummed}, tx: ${nonce} state: ${account.nonce}`)
+      if (nonce < account.nonce) throw refuse(SimError.nonceTooLow, `nonce too low: address ${checksummed}, tx: ${nonce} state: ${account.nonce}`)
+      if (account.nonce === MAX_NONCE) throw refuse(ErrorCode.Internal, `nonce has max value: address ${checksummed}, nonce: ${account.nonce}`)
     }
-    try {
-      const feeError = feeCheck(args, block.header.baseFeePerGas ?? 0n, task.validation)
-      if (feeError !== undefined) throw feeError
-      const cost = gas * (args.gasPrice ?? args.maxFeePerGas ?? 0n) + (args.value ?? 0n)
-      if (account.balance < cost) throw insufficientFunds(sender, account.balance, cost)
-      const gasError = gasLimitCheck(gas, { intrinsic: tx.getIntrinsicGas(), minimum: tx.getMinimumGasLimit() })
-      if (gasError !== undefined) throw gasError
-    } catch (err) {
-      if (err instanceof PrecheckError) throw new RpcError(PRECHECK_CODES[err.reason], err.message)
-      throw err
+    const feeError = feeCheck(args, block.header.baseFeePerGas ?? 0n, task.validation)
+    if (feeError !== undefined) throw refuse(PRECHECK_CODES[feeError.reason], feeError.message)
+    const cost = gas * (args.gasPrice ?? args.maxFeePerGas ?? 0n) + (args.value ?? 0n)
+    if (account.balance < cost) throw refuse(SimError.insufficientFunds, insufficientFunds(sender, account.balance, cost).message)
+    const gasError = gasLimitCheck(gas, { intrinsic: tx.getIntrinsicGas(), minimum: tx.getMinimumGasLimit() })
+    if (gasError !== undefined) throw refuse(PRECHECK_CODES[gasError.reason], gasError.message)
+    const data = args.data ?? new Uint8Array(0)
+    if ((args.to === undefined || args.to === null) && data.length > MAX_INITCODE_SIZE && common.isActivatedEIP(3860)) {
+      throw refuse(SimError.maxInitCodeSizeExceeded, `max initcode size exceeded: code size ${data.length} limit ${MAX_INITCODE_SIZE}`)
     }
 
     this.tracer?.reset()
@@ -369,7 +367,8 @@ function unsignedTx(common: Common, args: ExecCallArgs, gasLimit: bigint, nonce:
     txData = { ...base, type: 2, maxFeePerGas: args.maxFeePerGas ?? 0n, maxPriorityFeePerGas: args.maxPriorityFeePerGas ?? 0n, accessList: accessList ?? [] }
   }
   // keelNoGasLimitCap (patches/): a call may carry more gas than EIP-7825 lets a transaction carry
-  const opts: TxOptions & { keelNoGasLimitCap: boolean } = { common, freeze: false, allowUnlimitedInitCodeSize: false, keelNoGasLimitCap: true }
+  // init code over EIP-3860's limit is refused by the caller, after the gas checks, as geth orders them
+  const opts: TxOptions & { keelNoGasLimitCap: boolean } = { common, freeze: false, allowUnlimitedInitCodeSize: true, keelNoGasLimitCap: true }
   const tx = createTx(txData as never, opts)
   const hash = common.customCrypto.keccak256!(tx.serialize())
   const unsigned = tx as { getSenderAddress: () => Address; hash: () => Uint8Array }

@@ -2,7 +2,7 @@
 // would call it, raw JSON-RPC for the exact wire answer and the error cases. The expected behaviour is
 // geth's (internal/ethapi/simulate.go): blocks chain on the base block (numbers +1, timestamps +12, gaps
 // filled with empty blocks), state carries over from call to call and block to block, nothing reaches the
-// real chain, and the error codes of the execution-apis spec (-38010 … -38026, -32602, -32005).
+// real chain, and the error codes of the execution-apis spec (-38010 … -38026, -32602).
 // Every successful answer is checked the same way (checkBlocks): the execution-apis EthSimulateResult schema,
 // hash = keccak(RLP(header)), parentHash chain, gasUsed = the calls' sum, logs pointing at their call.
 // The last test runs the same ERC20 sequence on anvil (which implements eth_simulateV1) and compares what
@@ -743,7 +743,7 @@ test('validation off (default): base fee 0, nonces unchecked, no fees charged; a
   assert.match(error.message, /insufficient funds/)
 })
 
-test('validation on: the base fee follows the parent (EIP-1559), fees are charged; -38010, -38011, -32005, -38014', async () => {
+test('validation on: the base fee follows the parent (EIP-1559), fees are charged; -38010, -38011, -38012, -38014', async () => {
   const base = await blockAt('latest')
   const tag = base.number
   const baseFee = nextBaseFee(base)
@@ -783,14 +783,15 @@ test('validation on: the base fee follows the parent (EIP-1559), fees are charge
   const fails = async (call, overrides = sender) =>
     simulateError({ validation: true, blockStateCalls: [{ stateOverrides: overrides, calls: [call] }] }, tag)
   let error = await fails(send({ nonce: q(6n) }))
+  // geth wraps what its state transition refuses as "err: <reason> (supplied gas N)" (execution-apis' vectors)
   assert.equal(error.code, -38010, JSON.stringify(error))
-  assert.match(error.message, /nonce too low/)
+  assert.match(error.message, /^err: nonce too low: address 0x[0-9a-fA-F]{40}, tx: 6 state: 7 \(supplied gas \d+\)$/)
   error = await fails(send({ nonce: q(8n) }))
   assert.equal(error.code, -38011, JSON.stringify(error))
-  assert.match(error.message, /nonce too high/)
+  assert.match(error.message, /^err: nonce too high: address 0x[0-9a-fA-F]{40}, tx: 8 state: 7 \(supplied gas \d+\)$/)
   error = await fails(send({ maxFeePerGas: q(1n), maxPriorityFeePerGas: q(1n) }))
-  assert.equal(error.code, -32005, JSON.stringify(error))
-  assert.match(error.message, /max fee per gas less than block base fee/)
+  assert.equal(error.code, -38012, JSON.stringify(error))
+  assert.match(error.message, /^err: max fee per gas less than block base fee: address 0x[0-9a-fA-F]{40}, maxFeePerGas: 1, baseFee: \d+ \(supplied gas \d+\)$/)
   error = await fails(send(), { [X]: { balance: q(1000n), nonce: q(7n) } })
   assert.equal(error.code, -38014, JSON.stringify(error))
   assert.match(error.message, /insufficient funds/)
