@@ -196,15 +196,15 @@ export class ExecEngine {
   private async withState<T>(task: CallTask, fn: (s: Session, block: Block) => Promise<T>): Promise<T> {
     const s = await this.session(task.block.stateRoot)
     const block = this.blockFor(s.vm.common, task)
-    const restorePrecompiles = touchesPrecompiles(s.vm.evm, task.stateOverrides) ? ownPrecompileTable(s.vm.evm) : undefined
+    const precompiles = touchesPrecompiles(s.vm.evm, task.stateOverrides) ? ownPrecompileTable(s.vm.evm) : undefined
     await s.vm.evm.journal.checkpoint()
     try {
-      await applyStateOverrides(s.sm, s.vm.evm, task.stateOverrides)
+      await applyStateOverrides(s.sm, task.stateOverrides, precompiles?.table)
       return await fn(s, block)
     } finally {
       await s.vm.evm.journal.revert()
       s.vm.evm.journal.cleanJournal()
-      restorePrecompiles?.()
+      precompiles?.restore()
     }
   }
 

@@ -39,7 +39,9 @@ import { feeCheck, gasLimitCheck, insufficientFunds } from './precheck.js'
 import type { PrecheckReason } from './precheck.js'
 import { decodeRevertReason } from './revert.js'
 import { applyStateOverrides, ownPrecompileTable, touchesPrecompiles } from './state-overrides.js'
-import { TransferLogTracer } from './transfer-logs.js'
+import type { PrecompileTable } from './state-overrides.js'
+import { SimulationLogTracer } from './sim-log-tracer.js'
+import type { NumberedLog } from './sim-log-tracer.js'
 import { DEFAULT_SENDER } from './types.js'
 import type { ExecCallArgs, SimBlockOverrides, SimBlockSpec, SimulateTask } from './types.js'
 
@@ -122,13 +124,12 @@ export async function simulate(ctx: SimulationContext, task: SimulateTask): Prom
   const run = new BlockRun(vm, common, task, ctx.gasCap)
   const out: string[] = []
   let parent = base
-  let restorePrecompiles: (() => void) | undefined
   for (const planned of plan) {
-    restorePrecompiles?.()
     common.setHardforkBy({ blockNumber: planned.number, timestamp: planned.timestamp })
-    const overrides = planned.spec?.stateOverrides
-    restorePrecompiles = touchesPrecompiles(vm.evm, overrides) ? ownPrecompileTable(vm.evm) : undefined
-    const { header, json } = await run.block(parent, planned)
+    // as geth: each block starts from the fork's precompiles, and its own overrides may move them
+    const precompiles = touchesPrecompiles(vm.evm, planned.spec?.stateOverrides) ? ownPrecompileTable(vm.evm) : undefined
+    const { header, json } = await run.block(parent, planned, precompiles?.table)
+    precompiles?.restore()
     simulated.set(header.number, header.hash())
     out.push(json)
     parent = header
@@ -179,7 +180,7 @@ interface CallOutcome {
   result: RunTxResult
   /** gas used before refunds (geth's MaxUsedGas) */
   maxUsedGas: bigint
-  logs: StoredLog[]
+  logs: NumberedLog[]
 }
 
 /** Runs the planned blocks one after the other on one state. */
@@ -189,7 +190,7 @@ class BlockRun {
   /** header fields that carry over from block to block once overridden (geth's makeHeaders) */
   private coinbase: Address | undefined
   private gasLimit: bigint | undefined
-  private readonly tracer: TransferLogTracer | undefined
+  private readonly tracer: SimulationLogTracer
 
   constructor(
     private readonly vm: VM,
@@ -198,10 +199,10 @@ class BlockRun {
     gasCap: bigint,
   ) {
     this.budget = gasCap
-    this.tracer = task.traceTransfers ? new TransferLogTracer() : undefined
+    this.tracer = new SimulationLogTracer(task.traceTransfers)
   }
 
-  async block(parent: BlockHeader, planned: PlannedBlock): Promise<{ header: BlockHeader; json: string }> {
+  async block(parent: BlockHeader, planned: PlannedBlock, precompiles: PrecompileTable | undefined): Promise<{ header: BlockHeader; json: string }> {
     const { vm, common, task } = this
     const o = planned.overrides
     this.coinbase = o.feeRecipient !== undefined ? new Address(hexToBytes(o.feeRecipient as `0x${string}`)) : (this.coinbase ?? parent.coinbase)
@@ -232,9 +233,10 @@ class BlockRun {
     }
     const pending = new Block(pendingHeader, [], [], withdrawals, { common })
 
-    await applyStateOverrides(vm.stateManager, vm.evm, planned.spec?.stateOverrides)
+    await applyStateOverrides(vm.stateManager, planned.spec?.stateOverrides, precompiles)
     await beforeTransactions(vm, common, pendingHeader)
-    this.tracer?.attach(vm.evm)
+    this.tracer.attach(vm.evm)
+    this.tracer.startBlock()
 
     const outcomes: CallOutcome[] = []
     const receipts: ReceiptRecord[] = []
@@ -251,6 +253,8 @@ class BlockRun {
       bloom.or(outcome.result.bloom)
       outcomes.push(outcome)
     }
+    // the system calls after the transactions are no call's: their frames must not join the last one's logs
+    this.tracer.reset()
     const requestsHash = await requestsHashAfterTransactions(vm, common, pending, receipts)
     for (const w of withdrawals ?? []) {
       if (w.amount === 0n) continue
@@ -294,8 +298,6 @@ class BlockRun {
     let gas = args.gas ?? gasLimit - gasUsed
     if (gasUsed + gas > gasLimit) throw new RpcError(SimError.blockGasLimitReached, `block gas limit reached: ${gasUsed} >= ${gasLimit}`)
     if (gas > this.budget) gas = this.budget
-    const tx = unsignedTx(common, args, gas, nonce, from)
-
     // what geth's state transition refuses, in its order, wrapped as geth's simulation wraps it
     const refuse = (code: number, reason: string) => new RpcError(code, `err: ${reason} (supplied gas ${gas})`)
     if (task.validation) {
@@ -304,6 +306,7 @@ class BlockRun {
       if (nonce < account.nonce) throw refuse(SimError.nonceTooLow, `nonce too low: address ${checksummed}, tx: ${nonce} state: ${account.nonce}`)
       if (account.nonce === MAX_NONCE) throw refuse(ErrorCode.Internal, `nonce has max value: address ${checksummed}, nonce: ${account.nonce}`)
     }
+    const tx = unsignedTx(common, args, gas, nonce, from)
     const feeError = feeCheck(args, block.header.baseFeePerGas ?? 0n, task.validation)
     if (feeError !== undefined) throw refuse(PRECHECK_CODES[feeError.reason], feeError.message)
     const cost = gas * (args.gasPrice ?? args.maxFeePerGas ?? 0n) + (args.value ?? 0n)
@@ -315,7 +318,7 @@ class BlockRun {
       throw refuse(SimError.maxInitCodeSizeExceeded, `max initcode size exceeded: code size ${data.length} limit ${MAX_INITCODE_SIZE}`)
     }
 
-    this.tracer?.reset()
+    this.tracer.reset()
     let result: RunTxResult
     try {
       const opts: SimRunTxOpts = {
@@ -337,7 +340,7 @@ class BlockRun {
     const executed = tx.getIntrinsicGas() + result.execResult.executionGasUsed
     const floor = tx.getMinimumGasLimit()
     const failed = result.execResult.exceptionError !== undefined
-    const logs = failed ? [] : this.tracer !== undefined ? this.tracer.logs() : (result.receipt as { logs: StoredLog[] }).logs
+    const logs = failed ? [] : this.tracer.logs()
     return { tx, sender, result, maxUsedGas: executed > floor ? executed : floor, logs }
   }
 }
@@ -348,7 +351,10 @@ class BlockRun {
  * unsigned, with the chain's id. Its hash is the hash of that unsigned encoding.
  */
 function unsignedTx(common: Common, args: ExecCallArgs, gasLimit: bigint, nonce: bigint, from: Address): TypedTransaction {
-  const base = { nonce, gasLimit, to: args.to ?? undefined, value: args.value ?? 0n, data: args.data ?? new Uint8Array(0) }
+  // @ethereumjs refuses to build a transaction with the largest nonce, which a simulation without
+  // validation runs (geth's does): built with another, given its own after
+  const buildNonce = nonce < MAX_NONCE ? nonce : 0n
+  const base = { nonce: buildNonce, gasLimit, to: args.to ?? undefined, value: args.value ?? 0n, data: args.data ?? new Uint8Array(0) }
   const accessList = args.accessList?.map((i) => ({ address: i.address, storageKeys: i.storageKeys }))
   let txData: Record<string, unknown>
   if (args.authorizationList !== undefined) {
@@ -370,6 +376,7 @@ function unsignedTx(common: Common, args: ExecCallArgs, gasLimit: bigint, nonce:
   // init code over EIP-3860's limit is refused by the caller, after the gas checks, as geth orders them
   const opts: TxOptions & { keelNoGasLimitCap: boolean } = { common, freeze: false, allowUnlimitedInitCodeSize: true, keelNoGasLimitCap: true }
   const tx = createTx(txData as never, opts)
+  if (buildNonce !== nonce) (tx as { nonce: bigint }).nonce = nonce
   const hash = common.customCrypto.keccak256!(tx.serialize())
   const unsigned = tx as { getSenderAddress: () => Address; hash: () => Uint8Array }
   unsigned.getSenderAddress = () => from
@@ -391,15 +398,15 @@ function callsJson(outcomes: readonly CallOutcome[], header: BlockHeader): Recor
   return outcomes.map((c, i) => {
     ctx.transactionHash = bytesToHex(c.tx.hash())
     ctx.transactionIndex = i
-    const logs = c.logs.map((log) => {
-      const json = formatLog(log, ctx)
-      ctx.logIndex++
-      return json
+    const logs = c.logs.map(({ log, index }) => {
+      ctx.logIndex = index
+      return formatLog(log, ctx)
     })
     const exec = c.result.execResult
-    const returnData = bytesToHex(exec.returnValue)
+    const output = bytesToHex(exec.returnValue)
     const out: Record<string, unknown> = {
-      returnData,
+      // geth's ExecutionResult.Return(): nothing for a failed call (a revert's data is in its error)
+      returnData: exec.exceptionError === undefined ? output : '0x',
       logs,
       gasUsed: quantity(c.result.totalGasSpent),
       maxUsedGas: quantity(c.maxUsedGas),
@@ -408,8 +415,8 @@ function callsJson(outcomes: readonly CallOutcome[], header: BlockHeader): Recor
     const error = exec.exceptionError
     if (error !== undefined) {
       if (error.error === 'revert') {
-        const reverted = executionReverted(decodeRevertReason(returnData), returnData)
-        out.error = { message: reverted.message, code: reverted.code, data: returnData }
+        const reverted = executionReverted(decodeRevertReason(output), output)
+        out.error = { message: reverted.message, code: reverted.code, data: output }
       } else {
         out.error = { message: haltMessage(error as HaltError), code: SimError.vmError }
       }

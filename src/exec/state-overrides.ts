@@ -5,17 +5,18 @@
 
 import type { EVMInterface as EVM } from '@ethereumjs/evm'
 import type { StateManagerInterface } from '@ethereumjs/common'
-import { Account, Address, hexToBytes, setLengthLeft, toChecksumAddress } from '@ethereumjs/util'
+import { Account, Address, bytesToUnprefixedHex, hexToBytes, setLengthLeft, toChecksumAddress } from '@ethereumjs/util'
 import { serverError } from '../rpc/errors.js'
 import type { ExecAccountOverride } from './types.js'
 
 export type Overrides = Record<string, ExecAccountOverride>
 
-/** The EVM's table of precompiles by unprefixed lowercase address (what getPrecompile reads). */
-type PrecompileTable = Map<string, unknown>
+/** The precompiles by unprefixed lowercase address, as @ethereumjs's EVM keeps them. */
+export type PrecompileTable = Map<string, unknown>
 
 interface EvmWithTable {
   _precompiles: PrecompileTable
+  getPrecompile?: (address: unknown) => unknown
 }
 
 /** True when applying `overrides` changes which addresses are precompiles. */
@@ -29,21 +30,28 @@ export function touchesPrecompiles(evm: EVM, overrides: Overrides | undefined): 
 }
 
 /**
- * Gives the EVM its own copy of the precompile table, to be changed by the overrides; returns what puts
- * the EVM's table back (the call sessions' EVMs outlive a call).
+ * Gives the EVM a copy of its precompile table for the overrides to change: calls find precompiles
+ * there, while the fork's own set (what runTx warms, EIP-2929) stays as it is, as geth warms the
+ * fork's precompiles whatever the overrides moved. `restore` puts the EVM back (the call sessions'
+ * EVMs outlive a call).
  */
-export function ownPrecompileTable(evm: EVM): () => void {
+export function ownPrecompileTable(evm: EVM): { table: PrecompileTable; restore: () => void } {
   const holder = evm as unknown as EvmWithTable
-  const original = holder._precompiles
-  holder._precompiles = new Map(original)
-  return () => {
-    holder._precompiles = original
+  const table = new Map(holder._precompiles)
+  holder.getPrecompile = (address: unknown) =>
+    table.get(typeof address === 'string' ? address.slice(2).padStart(40, '0').toLowerCase() : bytesToUnprefixedHex((address as Address).bytes))
+  return {
+    table,
+    restore: () => {
+      delete holder.getPrecompile
+    },
   }
 }
 
-export async function applyStateOverrides(sm: StateManagerInterface, evm: EVM, overrides: Overrides | undefined): Promise<void> {
+/** `precompiles`: the EVM's own table (ownPrecompileTable) when the overrides touch precompiles. */
+export async function applyStateOverrides(sm: StateManagerInterface, overrides: Overrides | undefined, precompiles?: PrecompileTable): Promise<void> {
   if (overrides === undefined) return
-  const table = (evm as unknown as EvmWithTable)._precompiles
+  const table: PrecompileTable = precompiles ?? new Map()
   const movedTo = new Set<string>()
   for (const [addr, o] of Object.entries(overrides)) {
     const key = addr.slice(2)

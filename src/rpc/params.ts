@@ -262,6 +262,16 @@ function decodeBool(v: unknown, site: Site): boolean {
   return v
 }
 
+/**
+ * encoding/json matches an object's keys to a struct's fields without regard to case ("From" is
+ * "from"): the field name a key stands for, or the key itself when it names none.
+ */
+function fieldNamed(key: string, fields: ReadonlyMap<string, string>): string {
+  return fields.get(key) ?? fields.get(key.toLowerCase()) ?? key
+}
+
+const fieldsOf = (...names: string[]): ReadonlyMap<string, string> => new Map(names.map((name) => [name.toLowerCase(), name]))
+
 function fail(err: RpcError): never {
   throw err
 }
@@ -484,6 +494,15 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return true
 }
 
+const TRANSACTION_ARGS_FIELDS = fieldsOf(
+  'from', 'to', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'maxFeePerBlobGas', 'value', 'nonce',
+  'data', 'input', 'accessList', 'authorizationList', 'blobVersionedHashes', 'chainId', 'type',
+)
+const ACCOUNT_OVERRIDE_FIELDS = fieldsOf('nonce', 'code', 'balance', 'state', 'stateDiff', 'movePrecompileToAddress')
+const BLOCK_OVERRIDE_FIELDS = fieldsOf(
+  'number', 'difficulty', 'time', 'gasLimit', 'feeRecipient', 'coinbase', 'prevRandao', 'baseFeePerGas', 'blobBaseFee', 'beaconRoot',
+)
+
 /**
  * The transaction object of eth_call, eth_estimateGas and eth_createAccessList (GenericTransaction).
  * Unknown fields are ignored, as geth does. With `chainId`, a mismatching `chainId` field is rejected.
@@ -496,9 +515,10 @@ export function callRequest(v: unknown, i: number, opts: { chainId?: bigint } = 
   if (!isObject(v)) return fail(typeError(argSite(i), jsonKind(v), 'ethapi.TransactionArgs'))
   let dataField: Uint8Array | undefined
   let inputField: Uint8Array | undefined
-  for (const key in v) {
-    const value = v[key]
+  for (const name in v) {
+    const value = v[name]
     if (value === null || value === undefined) continue // nil pointer: as if absent
+    const key = fieldNamed(name, TRANSACTION_ARGS_FIELDS)
     const site = fieldSite(i, `TransactionArgs.${key}`)
     switch (key) {
       case 'from':
@@ -599,9 +619,10 @@ export function stateOverrides(v: unknown, i: number): StateOverrides | undefine
     const account = v[key]
     const override: AccountOverride = {}
     if (isObject(account)) {
-      for (const field in account) {
-        const value = account[field]
+      for (const name in account) {
+        const value = account[name]
         if (isAbsent(value)) continue
+        const field = fieldNamed(name, ACCOUNT_OVERRIDE_FIELDS)
         const site = fieldSite(i, `OverrideAccount.${field}`)
         switch (field) {
           case 'nonce':
@@ -641,9 +662,10 @@ export function blockOverrides(v: unknown, i: number): BlockOverrides | undefine
   if (!isObject(v)) return fail(typeError(argSite(i), jsonKind(v), 'override.BlockOverrides'))
   const out: BlockOverrides = {}
   let coinbase: string | undefined
-  for (const key in v) {
-    const value = v[key]
+  for (const name in v) {
+    const value = v[name]
     if (isAbsent(value)) continue
+    const key = fieldNamed(name, BLOCK_OVERRIDE_FIELDS)
     const site = fieldSite(i, `BlockOverrides.${key}`)
     switch (key) {
       case 'number':

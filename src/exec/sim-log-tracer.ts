@@ -1,7 +1,9 @@
-// eth_simulateV1's traceTransfers: every movement of ether (a call's value, a CREATE's endowment, a
-// SELFDESTRUCT's balance) shows as an ERC-20 Transfer log of the ERC-7528 address, in execution order
-// among the real logs, as geth's simulation tracer (internal/ethapi/logtracer.go) puts them: a frame's
-// logs, its transfer first, join its caller's only if the frame did not fail.
+// The logs of eth_simulateV1's calls, collected as geth's simulation tracer (internal/ethapi/
+// logtracer.go) collects them: a frame's logs join its caller's only if the frame did not fail, and each
+// log is numbered within the block when it is emitted, so a failed frame's logs leave gaps in the
+// numbering (geth's, which execution-apis' vectors record). With traceTransfers, every movement of
+// ether (a call's value, a CREATE's endowment, a SELFDESTRUCT's balance) is also a log: an ERC-20
+// Transfer of the ERC-7528 address, in execution order among the real logs.
 //
 // @ethereumjs has no hook per LOG opcode, so the EVM given to `attach` gets its own opcode table in
 // which LOG0-LOG4 and SELFDESTRUCT also report here (the jump-destination cache keys its analyses by
@@ -36,17 +38,27 @@ interface EvmTables {
   _opcodeMap: OpEntry[]
 }
 
+/** A log and its index in the block. */
+export interface NumberedLog {
+  log: StoredLog
+  index: number
+}
+
 interface Frame {
-  logs: StoredLog[]
+  logs: NumberedLog[]
   /** a CREATE's transfer log, whose recipient is known once the frame has run */
   pendingCreate?: { log: StoredLog; message: Message }
 }
 
 const word = (bytes: Uint8Array): Uint8Array => setLengthLeft(bytes, 32)
 
-export class TransferLogTracer {
+export class SimulationLogTracer {
   private frames: Frame[] = []
   private installedOn: OpEntry[] | undefined
+  /** logs emitted in the block so far, kept or not */
+  private count = 0
+
+  constructor(private readonly transfers: boolean) {}
 
   /** Starts listening to `evm`'s messages and LOG/SELFDESTRUCT opcodes. Call again after a fork change. */
   attach(evm: EVMInterface): void {
@@ -62,7 +74,7 @@ export class TransferLogTracer {
         opHandler: (runState, common) => {
           log(runState, common)
           const logs = runState.interpreter._result.logs
-          this.top()?.logs.push(logs[logs.length - 1])
+          this.capture(logs[logs.length - 1])
         },
       }
     }
@@ -75,8 +87,9 @@ export class TransferLogTracer {
           const beneficiary = setLengthLeft(bigIntToBytes(runState.stack.peek(1)[0]), 20)
           const env = runState.interpreter._env
           const balance = env.contract.balance
+          // before the handler: it ends the frame by throwing STOP (once it runs, the opcode succeeds)
+          if (this.transfers && balance > 0n) this.capture(transferLog(env.address.bytes, beneficiary, balance))
           await run(runState, common)
-          if (balance > 0n) this.top()?.logs.push(transferLog(env.address.bytes, beneficiary, balance))
         },
       }
     }
@@ -90,14 +103,23 @@ export class TransferLogTracer {
     }
   }
 
+  /** Before each block: logs are numbered from 0 again. */
+  startBlock(): void {
+    this.count = 0
+  }
+
   /** Before each transaction. */
   reset(): void {
     this.frames = []
   }
 
-  /** The transaction's logs, transfers included (none if it failed). */
-  logs(): StoredLog[] {
+  /** The transaction's logs, transfers included with traceTransfers (none if it failed). */
+  logs(): NumberedLog[] {
     return this.frames[0]?.logs ?? []
+  }
+
+  private capture(log: StoredLog): void {
+    this.top()?.logs.push({ log, index: this.count++ })
   }
 
   private top(): Frame | undefined {
@@ -106,12 +128,12 @@ export class TransferLogTracer {
 
   private enter(message: Message): void {
     const frame: Frame = { logs: [] }
-    if (message.value > 0n && !message.delegatecall) {
+    this.frames.push(frame)
+    if (this.transfers && message.value > 0n && !message.delegatecall) {
       const log = transferLog(message.caller.bytes, message.to?.bytes ?? new Uint8Array(20), message.value)
-      frame.logs.push(log)
+      this.capture(log)
       if (message.to === undefined) frame.pendingCreate = { log, message }
     }
-    this.frames.push(frame)
   }
 
   private exit(result: EVMResult): void {
