@@ -143,15 +143,7 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
     await eventLoopTurn()
     const transactionsTrie = orderedTrieRoot(encodedTxs, keccak)
     await eventLoopTurn()
-    const receiptTrie = orderedTrieRoot(
-      receipts.map((rec, i) =>
-        encodeReceipt(
-          { status: rec.status, cumulativeBlockGasUsed: rec.cumulativeGasUsed, bitvector: blooms[i], logs: rec.logs },
-          txs[i].type,
-        ),
-      ),
-      keccak,
-    )
+    const receiptTrie = receiptsRoot(receipts, blooms, txs, keccak)
     const header = createBlockHeader(
       { ...headerData, stateRoot, transactionsTrie, receiptTrie, logsBloom: bloom.bitvector, gasUsed, requestsHash },
       { common },
@@ -162,6 +154,21 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
     await vm.evm.journal.revert()
     throw err
   }
+}
+
+/** The receipts trie root of a block's receipts (each with its bloom, typed as its transaction). */
+export function receiptsRoot(
+  receipts: readonly ReceiptRecord[],
+  blooms: readonly Uint8Array[],
+  txs: readonly TypedTransaction[],
+  keccak: (data: Uint8Array) => Uint8Array,
+): Uint8Array {
+  return orderedTrieRoot(
+    receipts.map((rec, i) =>
+      encodeReceipt({ status: rec.status, cumulativeBlockGasUsed: rec.cumulativeGasUsed, bitvector: blooms[i], logs: rec.logs }, txs[i].type),
+    ),
+    keccak,
+  )
 }
 
 export function logsBloomOf(receipt: ReceiptRecord, common: Common): Uint8Array {

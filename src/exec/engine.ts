@@ -5,8 +5,8 @@
 import { Block, createBlockHeader, paramsBlock } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { Hardfork } from '@ethereumjs/common'
-import { createTx, paramsTx } from '@ethereumjs/tx'
-import type { TxOptions, TypedTransaction } from '@ethereumjs/tx'
+import { paramsTx } from '@ethereumjs/tx'
+import type { TypedTransaction } from '@ethereumjs/tx'
 import { Account, Address, bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { createVM, runTx } from '@ethereumjs/vm'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
@@ -22,13 +22,14 @@ import type { StateDiff } from '../chain/state-diff.js'
 import { blockHashSource } from '../evm/block-hashes.js'
 import { GasWatch } from './gas-watch.js'
 import { haltMessage } from './halt-message.js'
-import { feeCheck, gasLimitCheck, insufficientFunds, PrecheckError } from './precheck.js'
+import { cleanRunTxError, feeCheck, gasLimitCheck, insufficientFunds, PrecheckError } from './precheck.js'
 import type { HaltError } from './halt-message.js'
 import type { WatchedEvm } from './gas-watch.js'
 import { authorizationListData } from './authorization-data.js'
 import { DEFAULT_SENDER } from './types.js'
 import type { CallTask, ExecAccessListItem, ExecBlock, ExecCallArgs, ExecLimits, ExecResult, ExecTask, SimulateTask } from './types.js'
 import { simulate } from './simulate.js'
+import { createCallTx } from './call-tx.js'
 import { LruMap } from '../util/lru.js'
 import { applyStateOverrides, ownPrecompileTable, touchesPrecompiles } from './state-overrides.js'
 
@@ -298,12 +299,7 @@ export class ExecEngine {
         accessList: list ?? [],
       }
     }
-    // keelNoGasLimitCap (patches/): a call may carry more gas than EIP-7825 lets a transaction carry
-    const opts: TxOptions & { keelNoGasLimitCap: boolean } = { common, freeze: false, allowUnlimitedInitCodeSize: false, keelNoGasLimitCap: true }
-    const tx = createTx(txData as never, opts)
-    const from = addressOf(args.from ?? DEFAULT_SENDER)
-    ;(tx as { getSenderAddress: () => Address }).getSenderAddress = () => from
-    return tx
+    return createCallTx(common, txData, addressOf(args.from ?? DEFAULT_SENDER))
   }
 
   private async runOnce(
@@ -617,12 +613,3 @@ function sameList(a: ExecAccessListItem[], b: ExecAccessListItem[]): boolean {
   }
   return true
 }
-
-/**
- * @ethereumjs appends block/tx context to its validation errors; clients want the short text. (The ones
- * geth words its own way, fees, funds and gas floors, are refused before runTx: see precheck.ts.)
- */
-function cleanRunTxError(message: string): string {
-  return message.replace(/\s*\(vm hf=.*$/s, '').replace(/\s*-> .*$/s, '').replace(/\s*\(block: .*$/s, '').replace(/\s*\(tx type: .*$/s, '')
-}
-

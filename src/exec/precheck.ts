@@ -50,3 +50,11 @@ export function gasLimitCheck(gasLimit: bigint, gas: MessageGas): PrecheckError 
   if (gasLimit < gas.minimum) return new PrecheckError(`insufficient gas for floor data gas cost: have ${gasLimit}, want ${gas.minimum}`, 'floorDataGas')
   return undefined
 }
+
+/**
+ * @ethereumjs appends block/tx context to its validation errors; clients want the short text. (The ones
+ * geth words its own way, fees, funds and gas floors, are refused before runTx by the checks above.)
+ */
+export function cleanRunTxError(message: string): string {
+  return message.replace(/\s*\(vm hf=.*$/s, '').replace(/\s*-> .*$/s, '').replace(/\s*\(block: .*$/s, '').replace(/\s*\(tx type: .*$/s, '')
+}

@@ -14,12 +14,12 @@ import type { Common } from '@ethereumjs/common'
 import { createMPT } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { Caches, CacheType } from '@ethereumjs/statemanager'
-import { createTx } from '@ethereumjs/tx'
-import type { TxOptions, TypedTransaction } from '@ethereumjs/tx'
+import type { TypedTransaction } from '@ethereumjs/tx'
 import { Account, Address, bytesToHex, createWithdrawal, hexToBytes, toChecksumAddress, ValueEncoding } from '@ethereumjs/util'
 import type { Withdrawal } from '@ethereumjs/util'
-import { Bloom, createVM, encodeReceipt, runTx } from '@ethereumjs/vm'
+import { Bloom, createVM, runTx } from '@ethereumjs/vm'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
+import { receiptsRoot } from '../chain/builder.js'
 import { orderedTrieRoot } from '../chain/ordered-trie.js'
 import type { ReceiptRecord, StoredLog } from '../chain/receipts.js'
 import type { ChainLevel } from '../chain/store/level.js'
@@ -32,10 +32,11 @@ import { ErrorCode, executionReverted, internalError, invalidParams, RpcError, s
 import { formatBlock, formatLog } from '../rpc/format.js'
 import { quantity } from '../rpc/hex.js'
 import { authorizationListData } from './authorization-data.js'
+import { createCallTx } from './call-tx.js'
 import { haltMessage } from './halt-message.js'
 import type { HaltError } from './halt-message.js'
 import { OverlayTrieDB } from './overlay-trie-db.js'
-import { feeCheck, gasLimitCheck, insufficientFunds } from './precheck.js'
+import { cleanRunTxError, feeCheck, gasLimitCheck, insufficientFunds } from './precheck.js'
 import type { PrecheckReason } from './precheck.js'
 import { decodeRevertReason } from './revert.js'
 import { applyStateOverrides, ownPrecompileTable, touchesPrecompiles } from './state-overrides.js'
@@ -271,10 +272,7 @@ class BlockRun {
         ...headerData,
         stateRoot,
         transactionsTrie: orderedTrieRoot(txs.map((tx) => tx.serialize()), keccak),
-        receiptTrie: orderedTrieRoot(
-          receipts.map((r, i) => encodeReceipt({ status: r.status, cumulativeBlockGasUsed: r.cumulativeGasUsed, bitvector: blooms[i], logs: r.logs }, txs[i].type)),
-          keccak,
-        ),
+        receiptTrie: receiptsRoot(receipts, blooms, txs, keccak),
         logsBloom: bloom.bitvector,
         gasUsed,
         withdrawalsRoot: withdrawals === undefined ? undefined : orderedTrieRoot(withdrawals.map((w) => RLP.encode(w.raw())), keccak),
@@ -335,7 +333,7 @@ class BlockRun {
       }
       result = await runTx(vm, opts)
     } catch (err) {
-      throw internalError((err as Error).message.replace(/\s*\(vm hf=.*$/s, '').replace(/\s*-> .*$/s, ''))
+      throw internalError(cleanRunTxError((err as Error).message))
     }
     const executed = tx.getIntrinsicGas() + result.execResult.executionGasUsed
     const floor = tx.getMinimumGasLimit()
@@ -374,13 +372,10 @@ function unsignedTx(common: Common, args: ExecCallArgs, gasLimit: bigint, nonce:
   }
   // keelNoGasLimitCap (patches/): a call may carry more gas than EIP-7825 lets a transaction carry
   // init code over EIP-3860's limit is refused by the caller, after the gas checks, as geth orders them
-  const opts: TxOptions & { keelNoGasLimitCap: boolean } = { common, freeze: false, allowUnlimitedInitCodeSize: true, keelNoGasLimitCap: true }
-  const tx = createTx(txData as never, opts)
+  const tx = createCallTx(common, txData, from, { allowUnlimitedInitCodeSize: true })
   if (buildNonce !== nonce) (tx as { nonce: bigint }).nonce = nonce
   const hash = common.customCrypto.keccak256!(tx.serialize())
-  const unsigned = tx as { getSenderAddress: () => Address; hash: () => Uint8Array }
-  unsigned.getSenderAddress = () => from
-  unsigned.hash = () => hash
+  ;(tx as { hash: () => Uint8Array }).hash = () => hash
   return tx
 }
 

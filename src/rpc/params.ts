@@ -119,6 +119,10 @@ function typeError(site: Site, what: string, goType: string): RpcError {
   return argError(site, `json: cannot unmarshal ${what} into ${into}`)
 }
 
+/** The UnmarshalTypeError of a value `v` in struct field `field` (e.g. "simOpts.validation") of argument `arg`. */
+export const fieldTypeError = (arg: number, field: string, v: unknown, goType: string): RpcError =>
+  typeError(fieldSite(arg, field), jsonKind(v), goType)
+
 /** The JSON kind name encoding/json uses in its messages. */
 export function jsonKind(v: unknown): string {
   if (v === null) return 'null'
@@ -136,7 +140,7 @@ export function jsonKind(v: unknown): string {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** True for an omitted or null optional argument (geth: nil pointer). */
 export const isAbsent = (v: unknown): v is null | undefined => v === undefined || v === null

@@ -2,7 +2,6 @@
 // simulate, each with block overrides, state overrides and calls, and three switches. Calls, state and
 // block overrides are decoded as eth_call's are (params.ts), in geth's words.
 
-import { jsonKind } from './params.js'
 import * as p from './params.js'
 import { invalidParams } from './errors.js'
 import type { ExecWithdrawal, SimBlockOverrides, SimBlockSpec } from '../exec/types.js'
@@ -15,22 +14,17 @@ export interface SimulatePayload {
   returnFullTransactions: boolean
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-
-const typeError = (i: number, field: string, v: unknown, goType: string) =>
-  invalidParams(`invalid argument ${i}: json: cannot unmarshal ${jsonKind(v)} into Go struct field ${field} of type ${goType}`)
-
 export function simulatePayload(v: unknown, i: number, opts: { chainId: bigint }): SimulatePayload {
   if (v === undefined) throw invalidParams(`missing value for required argument ${i}`)
-  if (!isObject(v)) throw invalidParams(`invalid argument ${i}: json: cannot unmarshal ${jsonKind(v)} into Go value of type ethapi.simOpts`)
+  if (!p.isObject(v)) throw invalidParams(`invalid argument ${i}: json: cannot unmarshal ${p.jsonKind(v)} into Go value of type ethapi.simOpts`)
   const flag = (name: string): boolean => {
     const value = v[name]
     if (value === undefined || value === null) return false
-    if (typeof value !== 'boolean') throw typeError(i, `simOpts.${name}`, value, 'bool')
+    if (typeof value !== 'boolean') throw p.fieldTypeError(i, `simOpts.${name}`, value, 'bool')
     return value
   }
   const raw = v.blockStateCalls
-  if (raw !== undefined && raw !== null && !Array.isArray(raw)) throw typeError(i, 'simOpts.blockStateCalls', raw, '[]ethapi.simBlock')
+  if (raw !== undefined && raw !== null && !Array.isArray(raw)) throw p.fieldTypeError(i, 'simOpts.blockStateCalls', raw, '[]ethapi.simBlock')
   if (raw === undefined || raw === null || raw.length === 0) throw invalidParams('empty input')
   const blocks = raw.map((b) => simBlock(b, i, opts.chainId))
   return { blocks, traceTransfers: flag('traceTransfers'), validation: flag('validation'), returnFullTransactions: flag('returnFullTransactions') }
@@ -38,19 +32,12 @@ export function simulatePayload(v: unknown, i: number, opts: { chainId: bigint }
 
 function simBlock(v: unknown, i: number, chainId: bigint): SimBlockSpec {
   if (v === null) return { calls: [] }
-  if (!isObject(v)) throw typeError(i, 'simOpts.blockStateCalls', v, 'ethapi.simBlock')
+  if (!p.isObject(v)) throw p.fieldTypeError(i, 'simOpts.blockStateCalls', v, 'ethapi.simBlock')
   const spec: SimBlockSpec = { calls: [] }
   const bo = p.blockOverrides(v.blockOverrides, i)
   if (bo !== undefined) {
-    const overrides: SimBlockOverrides = {}
-    if (bo.number !== undefined) overrides.number = bo.number
-    if (bo.time !== undefined) overrides.time = bo.time
-    if (bo.gasLimit !== undefined) overrides.gasLimit = bo.gasLimit
-    if (bo.feeRecipient !== undefined) overrides.feeRecipient = bo.feeRecipient
-    if (bo.prevRandao !== undefined) overrides.prevRandao = bo.prevRandao
-    if (bo.baseFeePerGas !== undefined) overrides.baseFeePerGas = bo.baseFeePerGas
-    if (bo.blobBaseFee !== undefined) overrides.blobBaseFee = bo.blobBaseFee
-    if (bo.beaconRoot !== undefined) overrides.beaconRoot = bo.beaconRoot
+    const { number, time, gasLimit, feeRecipient, prevRandao, baseFeePerGas, blobBaseFee, beaconRoot } = bo
+    const overrides: SimBlockOverrides = { number, time, gasLimit, feeRecipient, prevRandao, baseFeePerGas, blobBaseFee, beaconRoot }
     const withdrawals = (v.blockOverrides as Record<string, unknown>).withdrawals
     if (withdrawals !== undefined && withdrawals !== null) overrides.withdrawals = withdrawalList(withdrawals, i)
     spec.blockOverrides = overrides
@@ -59,7 +46,7 @@ function simBlock(v: unknown, i: number, chainId: bigint): SimBlockSpec {
   if (so !== undefined) spec.stateOverrides = so
   const calls = v.calls
   if (calls !== undefined && calls !== null) {
-    if (!Array.isArray(calls)) throw typeError(i, 'simBlock.calls', calls, '[]ethapi.TransactionArgs')
+    if (!Array.isArray(calls)) throw p.fieldTypeError(i, 'simBlock.calls', calls, '[]ethapi.TransactionArgs')
     for (const call of calls) {
       const req = p.callRequest(call, i, { chainId })
       if (req.blobVersionedHashes !== undefined) {
@@ -72,9 +59,9 @@ function simBlock(v: unknown, i: number, chainId: bigint): SimBlockSpec {
 }
 
 function withdrawalList(v: unknown, i: number): ExecWithdrawal[] {
-  if (!Array.isArray(v)) throw typeError(i, 'BlockOverrides.withdrawals', v, 'types.Withdrawals')
+  if (!Array.isArray(v)) throw p.fieldTypeError(i, 'BlockOverrides.withdrawals', v, 'types.Withdrawals')
   return v.map((w) => {
-    if (!isObject(w)) throw typeError(i, 'BlockOverrides.withdrawals', w, 'types.Withdrawal')
+    if (!p.isObject(w)) throw p.fieldTypeError(i, 'BlockOverrides.withdrawals', w, 'types.Withdrawal')
     return {
       index: p.uint64(w.index, i),
       validatorIndex: p.uint64(w.validatorIndex, i),
