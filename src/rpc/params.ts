@@ -274,7 +274,9 @@ function fieldNamed(key: string, fields: ReadonlyMap<string, string>): string {
   return fields.get(key) ?? fields.get(key.toLowerCase()) ?? key
 }
 
-const fieldsOf = (...names: string[]): ReadonlyMap<string, string> => new Map(names.map((name) => [name.toLowerCase(), name]))
+/** Each field by its own name (the common case: one lookup, no lower-casing) and by its lower-case name. */
+const fieldsOf = (...names: string[]): ReadonlyMap<string, string> =>
+  new Map(names.flatMap((name): [string, string][] => [[name, name], [name.toLowerCase(), name]]))
 
 function fail(err: RpcError): never {
   throw err
