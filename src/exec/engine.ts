@@ -252,8 +252,11 @@ export class ExecEngine {
         coinbase: new Address(hexToBytes((o.feeRecipient ?? b.coinbase) as `0x${string}`)),
         mixHash: hexToBytes((o.prevRandao ?? b.prevRandao) as `0x${string}`),
       },
-      { common, skipConsensusFormatValidation: true },
+      // a frozen header cannot take the blob base fee override below
+      { common, skipConsensusFormatValidation: true, freeze: o.blobBaseFee === undefined },
     )
+    const blobBaseFee = o.blobBaseFee
+    if (blobBaseFee !== undefined) header.getBlobGasPrice = () => blobBaseFee
     return new Block(header, [], [], common.isActivatedEIP(4895) ? [] : undefined, { common })
   }
 

@@ -227,7 +227,8 @@ class BlockRun {
       excessBlobGas: cancun ? (parent.excessBlobGas !== undefined ? parent.calcNextExcessBlobGas(common) : 0n) : undefined,
       blobGasUsed: cancun ? 0n : undefined,
     }
-    const pendingHeader = createBlockHeader(headerData, { common, skipConsensusFormatValidation: true })
+    // a frozen header cannot take the blob base fee override below
+    const pendingHeader = createBlockHeader(headerData, { common, skipConsensusFormatValidation: true, freeze: o.blobBaseFee === undefined })
     if (o.blobBaseFee !== undefined) {
       const blobBaseFee = o.blobBaseFee
       pendingHeader.getBlobGasPrice = () => blobBaseFee

@@ -65,6 +65,8 @@ export interface ExecBlockOverrides {
   feeRecipient?: string
   prevRandao?: string
   baseFeePerGas?: bigint
+  /** what BLOBBASEFEE reads instead of the price the header's excess blob gas gives */
+  blobBaseFee?: bigint
 }
 
 export type ExecKind = 'call' | 'estimateGas' | 'createAccessList'
@@ -87,7 +89,6 @@ export interface ExecWithdrawal {
 
 export interface SimBlockOverrides extends ExecBlockOverrides {
   withdrawals?: ExecWithdrawal[]
-  blobBaseFee?: bigint
   beaconRoot?: string
 }
 

@@ -85,6 +85,16 @@ export interface BlockOverrides {
   baseFeePerGas?: bigint
   blobBaseFee?: bigint
   beaconRoot?: string
+  /** EIP-4895 withdrawals (eth_simulateV1 credits them; eth_call and eth_estimateGas refuse them) */
+  withdrawals?: Withdrawal[]
+}
+
+/** One EIP-4895 withdrawal of a block override (amount in gwei). */
+export interface Withdrawal {
+  index: bigint
+  validatorIndex: bigint
+  address: string
+  amount: bigint
 }
 
 /** eth_getLogs / eth_newFilter criteria, normalised. */
@@ -275,8 +285,22 @@ function fieldNamed(key: string, fields: ReadonlyMap<string, string>): string {
 }
 
 /** Each field by its own name (the common case: one lookup, no lower-casing) and by its lower-case name. */
-const fieldsOf = (...names: string[]): ReadonlyMap<string, string> =>
+export const fieldsOf = (...names: string[]): ReadonlyMap<string, string> =>
   new Map(names.flatMap((name): [string, string][] => [[name, name], [name.toLowerCase(), name]]))
+
+/**
+ * An object's values under the field names its keys stand for, as encoding/json decodes it into a
+ * struct: keys match fields in any case, a later key overwrites an earlier one for the same field, and
+ * keys that name no field are dropped.
+ */
+export function goFields(v: Record<string, unknown>, fields: ReadonlyMap<string, string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const key in v) {
+    const field = fields.get(key) ?? fields.get(key.toLowerCase())
+    if (field !== undefined) out[field] = v[key]
+  }
+  return out
+}
 
 function fail(err: RpcError): never {
   throw err
@@ -507,7 +531,9 @@ const TRANSACTION_ARGS_FIELDS = fieldsOf(
 const ACCOUNT_OVERRIDE_FIELDS = fieldsOf('nonce', 'code', 'balance', 'state', 'stateDiff', 'movePrecompileToAddress')
 const BLOCK_OVERRIDE_FIELDS = fieldsOf(
   'number', 'difficulty', 'time', 'gasLimit', 'feeRecipient', 'coinbase', 'prevRandao', 'baseFeePerGas', 'blobBaseFee', 'beaconRoot',
+  'withdrawals',
 )
+const WITHDRAWAL_FIELDS = fieldsOf('index', 'validatorIndex', 'address', 'amount')
 
 /**
  * The transaction object of eth_call, eth_estimateGas and eth_createAccessList (GenericTransaction).
@@ -704,10 +730,32 @@ export function blockOverrides(v: unknown, i: number): BlockOverrides | undefine
       case 'beaconRoot':
         out.beaconRoot = decodeHash(value, site)
         break
+      case 'withdrawals':
+        out.withdrawals = decodeWithdrawals(value, i)
+        break
     }
   }
   if (out.feeRecipient === undefined && coinbase !== undefined) out.feeRecipient = coinbase
   return out
+}
+
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000'
+
+/** geth's types.Withdrawals (JSON from gencodec: quantities as hex). */
+function decodeWithdrawals(v: unknown, i: number): Withdrawal[] {
+  if (!Array.isArray(v)) return fail(typeError(fieldSite(i, 'BlockOverrides.withdrawals'), jsonKind(v), 'types.Withdrawals'))
+  return v.map((w) => {
+    if (!isObject(w)) return fail(typeError(fieldSite(i, 'BlockOverrides.withdrawals'), jsonKind(w), 'types.Withdrawal'))
+    // no field is required: an absent one is zero, as in geth's generated decoder
+    const f = goFields(w, WITHDRAWAL_FIELDS)
+    const u64 = (name: string): bigint => (isAbsent(f[name]) ? 0n : decodeU64(f[name], fieldSite(i, `Withdrawal.${name}`)))
+    return {
+      index: u64('index'),
+      validatorIndex: u64('validatorIndex'),
+      address: isAbsent(f.address) ? ZERO_ADDRESS : decodeAddress(f.address, fieldSite(i, 'Withdrawal.address')),
+      amount: u64('amount'),
+    }
+  })
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,10 +1,11 @@
 // eth_simulateV1's first parameter (execution-apis EthSimulatePayload, geth's simOpts): the blocks to
 // simulate, each with block overrides, state overrides and calls, and three switches. Calls, state and
-// block overrides are decoded as eth_call's are (params.ts), in geth's words.
+// block overrides are decoded as eth_call's are (params.ts), in geth's words; every key matches its
+// field in any case, as geth's encoding/json matches it.
 
 import * as p from './params.js'
 import { invalidParams } from './errors.js'
-import type { ExecWithdrawal, SimBlockOverrides, SimBlockSpec } from '../exec/types.js'
+import type { SimBlockOverrides, SimBlockSpec } from '../exec/types.js'
 import { accountOverridesOf, callArgsOf } from './exec-args.js'
 
 export interface SimulatePayload {
@@ -14,16 +15,20 @@ export interface SimulatePayload {
   returnFullTransactions: boolean
 }
 
+const SIM_OPTS_FIELDS = p.fieldsOf('blockStateCalls', 'traceTransfers', 'validation', 'returnFullTransactions')
+const SIM_BLOCK_FIELDS = p.fieldsOf('blockOverrides', 'stateOverrides', 'calls')
+
 export function simulatePayload(v: unknown, i: number, opts: { chainId: bigint }): SimulatePayload {
   if (v === undefined) throw invalidParams(`missing value for required argument ${i}`)
   if (!p.isObject(v)) throw invalidParams(`invalid argument ${i}: json: cannot unmarshal ${p.jsonKind(v)} into Go value of type ethapi.simOpts`)
+  const f = p.goFields(v, SIM_OPTS_FIELDS)
   const flag = (name: string): boolean => {
-    const value = v[name]
+    const value = f[name]
     if (value === undefined || value === null) return false
     if (typeof value !== 'boolean') throw p.fieldTypeError(i, `simOpts.${name}`, value, 'bool')
     return value
   }
-  const raw = v.blockStateCalls
+  const raw = f.blockStateCalls
   if (raw !== undefined && raw !== null && !Array.isArray(raw)) throw p.fieldTypeError(i, 'simOpts.blockStateCalls', raw, '[]ethapi.simBlock')
   if (raw === undefined || raw === null || raw.length === 0) throw invalidParams('empty input')
   const blocks = raw.map((b) => simBlock(b, i, opts.chainId))
@@ -33,18 +38,18 @@ export function simulatePayload(v: unknown, i: number, opts: { chainId: bigint }
 function simBlock(v: unknown, i: number, chainId: bigint): SimBlockSpec {
   if (v === null) return { calls: [] }
   if (!p.isObject(v)) throw p.fieldTypeError(i, 'simOpts.blockStateCalls', v, 'ethapi.simBlock')
+  const f = p.goFields(v, SIM_BLOCK_FIELDS)
   const spec: SimBlockSpec = { calls: [] }
-  const bo = p.blockOverrides(v.blockOverrides, i)
+  const bo = p.blockOverrides(f.blockOverrides, i)
   if (bo !== undefined) {
-    const { number, time, gasLimit, feeRecipient, prevRandao, baseFeePerGas, blobBaseFee, beaconRoot } = bo
+    const { number, time, gasLimit, feeRecipient, prevRandao, baseFeePerGas, blobBaseFee, beaconRoot, withdrawals } = bo
     const overrides: SimBlockOverrides = { number, time, gasLimit, feeRecipient, prevRandao, baseFeePerGas, blobBaseFee, beaconRoot }
-    const withdrawals = (v.blockOverrides as Record<string, unknown>).withdrawals
-    if (withdrawals !== undefined && withdrawals !== null) overrides.withdrawals = withdrawalList(withdrawals, i)
+    if (withdrawals !== undefined) overrides.withdrawals = withdrawals
     spec.blockOverrides = overrides
   }
-  const so = accountOverridesOf(p.stateOverrides(v.stateOverrides, i))
+  const so = accountOverridesOf(p.stateOverrides(f.stateOverrides, i))
   if (so !== undefined) spec.stateOverrides = so
-  const calls = v.calls
+  const calls = f.calls
   if (calls !== undefined && calls !== null) {
     if (!Array.isArray(calls)) throw p.fieldTypeError(i, 'simBlock.calls', calls, '[]ethapi.TransactionArgs')
     for (const call of calls) {
@@ -56,17 +61,4 @@ function simBlock(v: unknown, i: number, chainId: bigint): SimBlockSpec {
     }
   }
   return spec
-}
-
-function withdrawalList(v: unknown, i: number): ExecWithdrawal[] {
-  if (!Array.isArray(v)) throw p.fieldTypeError(i, 'BlockOverrides.withdrawals', v, 'types.Withdrawals')
-  return v.map((w) => {
-    if (!p.isObject(w)) throw p.fieldTypeError(i, 'BlockOverrides.withdrawals', w, 'types.Withdrawal')
-    return {
-      index: p.uint64(w.index, i),
-      validatorIndex: p.uint64(w.validatorIndex, i),
-      address: p.address(w.address, i),
-      amount: p.uint64(w.amount, i),
-    }
-  })
 }

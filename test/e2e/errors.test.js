@@ -349,6 +349,30 @@ test('eth_estimateGas takes block overrides as its fourth parameter, as geth doe
   assertError(await rpc(node.url, 'eth_estimateGas', [args, 'latest', {}, {}, {}]), -32602, 'too many arguments, want at most 4')
 })
 
+test("eth_call's block overrides: blobBaseFee reaches BLOBBASEFEE; beaconRoot and withdrawals are refused, as geth refuses them", async () => {
+  // BLOBBASEFEE PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN
+  const reader = { [SCRATCH]: { code: '0x4a60005260206000f3' } }
+  const blobBaseFee = (overrides) => rpcResult(node.url, 'eth_call', [{ to: SCRATCH }, 'latest', reader, overrides]).then(BigInt)
+  // no blob has ever been sent here: the header's excess blob gas is 0, so the price is EIP-4844's minimum
+  assert.equal(await blobBaseFee(undefined), 1n)
+  assert.equal(await blobBaseFee({ blobBaseFee: '0x77' }), 0x77n)
+  // field names match in any case, as Go's encoding/json matches them
+  assert.equal(await blobBaseFee({ BlobBaseFee: '0x1234' }), 0x1234n)
+  assert.equal(await blobBaseFee({ blobBaseFee: '0x77' }), 0x77n, 'the cached answer is keyed by the overrides')
+  assert.equal(await blobBaseFee(undefined), 1n, 'the override stays with its call')
+  const beaconRoot = { beaconRoot: `0x${'11'.repeat(32)}` }
+  const withdrawals = { Withdrawals: [{ index: '0x0', validatorIndex: '0x1', address: DEV_ADDRESSES[5], amount: '0x1' }] }
+  for (const method of ['eth_call', 'eth_estimateGas']) {
+    assertError(await rpc(node.url, method, [{ to: SCRATCH }, 'latest', reader, beaconRoot]), -32000, 'block override "beaconRoot" is not supported for this RPC method')
+    assertError(await rpc(node.url, method, [{ to: SCRATCH }, 'latest', reader, withdrawals]), -32000, 'block override "withdrawals" is not supported for this RPC method')
+  }
+  assertError(
+    await rpc(node.url, 'eth_call', [{ to: SCRATCH }, 'latest', reader, { withdrawals: {} }]),
+    -32602,
+    'invalid argument 3: json: cannot unmarshal object into Go struct field BlockOverrides.withdrawals of type types.Withdrawals',
+  )
+})
+
 // --- eth_sendRawTransaction rejections (all -32000) -------------------------------------------
 
 test('nonce too low', async () => {

@@ -635,6 +635,32 @@ test('blockOverrides.withdrawals credit amount × 1 gwei, in the block\'s withdr
   assert.equal(await rpcResult(node.url, 'eth_getBalance', [W, 'latest']), '0x0', 'nothing credited on the chain')
 })
 
+test("the payload's keys match in any case (as geth's decoder), blobBaseFee reaches BLOBBASEFEE, a withdrawal's absent fields are zero", async () => {
+  const BLOB_FEE_READER = '0xc0000000000000000000000000000000000000b1'
+  const result = await simulate({
+    BlockStateCalls: [
+      {
+        BlockOverrides: { BlobBaseFee: '0x99', Withdrawals: [{ Address: W, amount: '0x5' }] },
+        StateOverrides: { [BLOB_FEE_READER]: { code: '0x4a60005260206000f3' }, [C.balance]: { code: CODE.balance }, [X]: { Balance: q(GWEI) } },
+        Calls: [{ from: X, to: BLOB_FEE_READER }, { From: X, To: Z, Value: '0x1' }],
+      },
+      { calls: [{ from: X, to: BLOB_FEE_READER }, { from: X, to: C.balance, input: word(W) }] },
+    ],
+    ReturnFullTransactions: true,
+    TRACETRANSFERS: true,
+  })
+  assert.equal(BigInt(result[0].calls[0].returnData), 0x99n)
+  assert.equal(BigInt(result[1].calls[0].returnData), 1n, 'the override is for its block only')
+  assert.deepEqual(
+    result[0].withdrawals.map((w) => [BigInt(w.index), BigInt(w.validatorIndex), lower(w.address), BigInt(w.amount)]),
+    [[0n, 0n, W, 5n]],
+  )
+  assert.equal(BigInt(result[1].calls[1].returnData), 5n * GWEI)
+  assert.equal(typeof result[0].transactions[0], 'object', 'ReturnFullTransactions took effect')
+  assert.equal(result[0].calls[1].logs.length, 1, 'TRACETRANSFERS took effect')
+  assert.equal(lower(result[0].calls[1].logs[0].address), NATIVE_ASSET)
+})
+
 test('state carries over: a contract created by a call in block 1 is called in blocks 2 and 3, its storage kept', async () => {
   const created = lower(getContractAddress({ from: X, nonce: 0n }))
   const storage = (functionName, args) => ({ from: X, to: created, input: encodeFunctionData({ abi: Storage.abi, functionName, args }) })

@@ -9,7 +9,7 @@ import { RawJson } from '../context.js'
 import { simulatePayload } from '../simulate-params.js'
 import { accountOverridesOf, callArgsOf } from '../exec-args.js'
 import type { MethodHandler } from '../context.js'
-import { fromShape } from '../errors.js'
+import { fromShape, serverError } from '../errors.js'
 import { quantity } from '../hex.js'
 import * as p from '../params.js'
 import { resolveStateBlock } from './deps.js'
@@ -30,9 +30,17 @@ export function toTask(kind: ExecKind, req: p.CallRequest, block: BlockRecord, s
       feeRecipient: bo.feeRecipient,
       prevRandao: bo.prevRandao,
       baseFeePerGas: bo.baseFeePerGas,
+      blobBaseFee: bo.blobBaseFee,
     }
   }
   return task
+}
+
+/** geth's BlockOverrides.Apply: a single call has no block of its own to put a beacon root or withdrawals in. */
+function singleCallBlockOverrides(bo: p.BlockOverrides | undefined): p.BlockOverrides | undefined {
+  if (bo?.beaconRoot !== undefined) throw serverError('block override "beaconRoot" is not supported for this RPC method')
+  if (bo?.withdrawals !== undefined) throw serverError('block override "withdrawals" is not supported for this RPC method')
+  return bo
 }
 
 export function unwrap(result: ExecResult): Exclude<ExecResult, { ok: false }> {
@@ -83,7 +91,7 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
     const req = p.callRequest(params[0], 0, { chainId })
     const selector = p.blockSelector(params[1], 1, { optional: true })
     const so = p.stateOverrides(params[2], 2)
-    const bo = p.blockOverrides(params[3], 3)
+    const bo = singleCallBlockOverrides(p.blockOverrides(params[3], 3))
     const block = await resolveStateBlock(deps.view, selector)
     return callAnswer(await cached('call', block, params, headKey, () => toTask('call', req, block, so, bo)))
   }
@@ -93,7 +101,7 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
     const req = p.callRequest(params[0], 0, { chainId })
     const selector = p.blockSelector(params[1], 1, { optional: true })
     const so = p.stateOverrides(params[2], 2)
-    const bo = p.blockOverrides(params[3], 3)
+    const bo = singleCallBlockOverrides(p.blockOverrides(params[3], 3))
     const block = await resolveStateBlock(deps.view, selector)
     return estimateAnswer(await cached('estimateGas', block, params, headKey, () => toTask('estimateGas', req, block, so, bo)))
   }
