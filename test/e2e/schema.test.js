@@ -216,6 +216,21 @@ test('eth_call, eth_estimateGas, eth_createAccessList', async () => {
   assert.ok(copyEstimate > 21000n, `estimate ${copyEstimate}`)
 })
 
+test("eth_createAccessList takes state overrides as its third parameter, as geth's does", async () => {
+  const scratch = '0x00000000000000000000000000000000000a11ce'
+  const slot5 = zeroPadValue('0x05', 32)
+  // PUSH1 5 SLOAD STOP: reads slot 5 of the overridden code's own storage
+  const overrides = { [scratch]: { code: '0x60055400' } }
+  const listed = await checked('eth_createAccessList', [{ from: DEV_ADDRESSES[1], to: scratch }, 'latest', overrides])
+  assert.deepEqual(listed.accessList, [{ address: scratch, storageKeys: [slot5] }])
+  const plain = await checked('eth_createAccessList', [{ from: DEV_ADDRESSES[1], to: scratch }, 'latest'])
+  assert.deepEqual(plain.accessList, [], 'without the override the address has no code')
+  assert.ok(BigInt(listed.gasUsed) > BigInt(plain.gasUsed))
+  const tooMany = await rpc(node.url, 'eth_createAccessList', [{ to: scratch }, 'latest', overrides, {}])
+  assert.equal(tooMany.error?.code, -32602)
+  assert.equal(tooMany.error?.message, 'too many arguments, want at most 3')
+})
+
 test('eth_getBlockByNumber (hashes and full), eth_getBlockByHash, eth_getBlockReceipts', async () => {
   const number = toQuantity(chain.emitReceipt.blockNumber)
   const byNumber = await checked('eth_getBlockByNumber', [number, false])

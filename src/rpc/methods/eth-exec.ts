@@ -133,11 +133,13 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
       return result.kind === 'simulate' ? new RawJson(result.json) : null
     },
     eth_createAccessList: async (params) => {
-      p.expectParams(params, 1, 2)
+      // geth's eth_createAccessList takes state overrides as a third parameter, as eth_call does
+      p.expectParams(params, 1, 3)
       const req = p.callRequest(params[0], 0, { chainId })
       const selector = p.blockSelector(params[1], 1, { optional: true })
+      const so = p.stateOverrides(params[2], 2)
       const block = await resolveStateBlock(deps.view, selector)
-      const result = unwrap(await deps.executor.run(toTask('createAccessList', req, block)))
+      const result = unwrap(await deps.executor.run(toTask('createAccessList', req, block, so)))
       if (result.kind !== 'createAccessList') return null
       const out: Record<string, unknown> = { accessList: result.accessList, gasUsed: quantity(result.gasUsed) }
       if (result.error !== undefined) out.error = result.error
