@@ -43,6 +43,8 @@ export interface BlockRecord {
    */
   txs(): TypedTransaction[]
   tx(index: number): TypedTransaction
+  /** a transaction's bytes as the block holds them (EIP-2718: type byte + payload, or a legacy RLP list) */
+  rawTx(index: number): Uint8Array
   receipts(): ReceiptRecord[]
   /** per-block memo for encoded JSON and derived objects, owned by the RPC layer */
   memo: Map<string, unknown>
@@ -77,6 +79,10 @@ class LoadedBlock implements BlockRecord {
 
   tx(index: number): TypedTransaction {
     return createTxFromRLP(this.rawTxs[index], { common: this.header.common })
+  }
+
+  rawTx(index: number): Uint8Array {
+    return this.rawTxs[index]
   }
 
   receipts(): ReceiptRecord[] {

@@ -1,6 +1,7 @@
 // Blocks, transactions and receipts: the eth_getBlock*, eth_getTransaction*, eth_getUncle* family.
 
 import { createTxFromRLP } from '@ethereumjs/tx'
+import { bytesToHex } from '@ethereumjs/util'
 import type { TxWire } from '../../chain/messages.js'
 import type { BlockRecord } from '../../chain/view.js'
 import type { MethodHandler } from '../context.js'
@@ -11,6 +12,9 @@ import * as p from '../params.js'
 import { blockJson, blockReceiptsJson, headerJson, receiptJson, transactionJson } from './chain-json.js'
 import { resolveBlockOrNull } from './deps.js'
 import type { MethodDeps } from './deps.js'
+
+/** geth's answer of a raw-transaction getter that found nothing: a nil hexutil.Bytes, encoded "0x" */
+const NO_BYTES = '0x'
 
 type BlockLookup = (v: unknown, i: number) => Promise<BlockRecord | undefined>
 
@@ -51,6 +55,13 @@ function blockGetters(kind: 'Number' | 'Hash', lookup: BlockLookup): Record<stri
       const block = await lookup(params[0], 0)
       return block === undefined ? null : transactionJson(block, index)
     },
+    // geth answers empty bytes ("0x"), not null, when there is no such block or transaction
+    [`eth_getRawTransactionByBlock${kind}AndIndex`]: async (params) => {
+      p.expectParams(params, 2, 2)
+      const index = p.uint(params[1], 1)
+      const block = await lookup(params[0], 0)
+      return block === undefined || index >= block.txHashes.length ? NO_BYTES : bytesToHex(block.rawTx(index))
+    },
   }
 }
 
@@ -64,6 +75,12 @@ export function blockMethods(deps: MethodDeps): Record<string, MethodHandler> {
       const hash = p.hash32(params[0], 0)
       const recent = view.recentTx(hash)
       return recent !== undefined ? transactionJson(recent.block, recent.index) : transactionByHash(hash)
+    },
+    eth_getRawTransactionByHash: (params) => {
+      p.expectParams(params, 1, 1)
+      const hash = p.hash32(params[0], 0)
+      const recent = view.recentTx(hash)
+      return recent !== undefined ? bytesToHex(recent.block.rawTx(recent.index)) : rawTransactionByHash(hash)
     },
     eth_getTransactionReceipt: (params) => {
       p.expectParams(params, 1, 1)
@@ -90,6 +107,17 @@ export function blockMethods(deps: MethodDeps): Record<string, MethodHandler> {
     if (wire === null) return null
     const tx = createTxFromRLP(wire.raw, { common: deps.common })
     return new RawJson(JSON.stringify(formatTransaction(tx, wire.sender, null)))
+  }
+
+  async function rawTransactionByHash(hash: string): Promise<string> {
+    const loc = await view.txLocation(hash)
+    if (loc !== undefined) {
+      const block = await view.blockByNumber(loc.number)
+      return block === undefined ? NO_BYTES : bytesToHex(block.rawTx(loc.index))
+    }
+    // not mined yet: the pool holds the bytes it was sent
+    const wire = await deps.producer.query<TxWire | null>({ q: 'get', hash })
+    return wire === null ? NO_BYTES : bytesToHex(wire.raw)
   }
 
   async function receiptByHash(hash: string): Promise<RawJson | null> {
