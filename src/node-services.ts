@@ -29,6 +29,7 @@ import { sendMethods } from './rpc/methods/eth-send.js'
 import { stateMethods } from './rpc/methods/eth-state.js'
 import type { MethodDeps } from './rpc/methods/deps.js'
 import { txpoolMethods } from './rpc/methods/txpool.js'
+import { rpcModulesMethod } from './rpc/methods/rpc-modules.js'
 import { web3NetMethods } from './rpc/methods/web3-net.js'
 import { RpcServer } from './rpc/server.js'
 import type { AccessSetup } from './rpc/access.js'
@@ -141,6 +142,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
     onNotified: metrics === null ? undefined : (kind, count) => metrics.ws.notified(kind, count),
   })
   dispatcher.registerAll(subscribeMethods(subscriptions))
+  dispatcher.registerAll(rpcModulesMethod(dispatcher))
   view.onHead((block) => subscriptions.publishBlock(block))
   producer.onPendingTx((hashes) => subscriptions.publishPendingTransactions(hashes))
 

@@ -65,6 +65,13 @@ test('web3_clientVersion, net_version, net_listening, eth_chainId, eth_syncing, 
   assert.deepEqual(await checked('eth_accounts'), [])
 })
 
+test("rpc_modules: the namespaces served, each at \"1.0\", with rpc itself (geth's answer)", async () => {
+  // hardhat: hardhat_getAutomine, which deployment tools ask to learn whether blocks are mined per transaction
+  assert.deepEqual(await call('rpc_modules'), { eth: '1.0', hardhat: '1.0', net: '1.0', rpc: '1.0', txpool: '1.0', web3: '1.0' })
+  const extra = await rpc(node.url, 'rpc_modules', [1])
+  assert.equal(extra.error?.code, -32602)
+})
+
 test('eth_coinbase, eth_capabilities (an archive node: everything from block 0)', async () => {
   const head = await call('eth_getBlockByNumber', ['latest', false])
   assert.equal(await checked('eth_coinbase'), head.miner)
