@@ -1,4 +1,4 @@
-// Blocks, transactions and receipts: the eth_getBlock*, eth_getTransaction*, eth_getUncle* family.
+// Blocks, transactions and receipts: the eth_getBlock*, eth_getTransaction*, eth_getRawTransaction*, eth_getUncle* family.
 
 import { createTxFromRLP } from '@ethereumjs/tx'
 import { bytesToHex } from '@ethereumjs/util'

@@ -11,10 +11,17 @@ export function rpcModulesMethod(dispatcher: Dispatcher): Record<string, MethodH
     rpc_modules: (params) => {
       p.expectParams(params, 0, 0)
       // every method is registered before the server answers its first request
-      modules ??= Object.fromEntries(
-        [...new Set(['rpc', ...dispatcher.methods().filter((name) => name.includes('_')).map((name) => name.slice(0, name.indexOf('_')))])].sort().map((ns) => [ns, '1.0']),
-      )
+      modules ??= modulesOf(dispatcher.methods())
       return modules
     },
   }
+}
+
+function modulesOf(methods: string[]): Record<string, string> {
+  const namespaces = new Set(['rpc'])
+  for (const name of methods) {
+    const cut = name.indexOf('_')
+    if (cut > 0) namespaces.add(name.slice(0, cut))
+  }
+  return Object.fromEntries([...namespaces].sort().map((ns) => [ns, '1.0']))
 }
