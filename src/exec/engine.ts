@@ -2,7 +2,7 @@
 // inside an outer checkpoint that is always reverted: nothing a call does reaches the database.
 // Thread-agnostic: the piscina workers run it, and so can any thread with a read handle on the DB.
 
-import { Block, createBlockHeader, paramsBlock } from '@ethereumjs/block'
+import { Block, paramsBlock } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { Hardfork } from '@ethereumjs/common'
 import { paramsTx } from '@ethereumjs/tx'
@@ -18,6 +18,7 @@ import { decodeRevertReason } from './revert.js'
 import { messageGas } from './intrinsic-gas.js'
 import type { MessageGas } from './intrinsic-gas.js'
 import { StateReader } from './state-reader.js'
+import { callHeader } from './exec-block.js'
 import type { StateDiff } from '../chain/state-diff.js'
 import { blockHashSource } from '../evm/block-hashes.js'
 import { GasWatch } from './gas-watch.js'
@@ -242,7 +243,7 @@ export class ExecEngine {
     const number = o.number ?? b.number
     common.setHardforkBy({ blockNumber: number, timestamp })
     const baseFee = o.baseFeePerGas ?? (paysFee ? b.baseFeePerGas : 0n)
-    const header = createBlockHeader(
+    const header = callHeader(
       {
         parentHash: hexToBytes(b.parentHash as `0x${string}`),
         number,
@@ -252,11 +253,9 @@ export class ExecEngine {
         coinbase: new Address(hexToBytes((o.feeRecipient ?? b.coinbase) as `0x${string}`)),
         mixHash: hexToBytes((o.prevRandao ?? b.prevRandao) as `0x${string}`),
       },
-      // a frozen header cannot take the blob base fee override below
-      { common, skipConsensusFormatValidation: true, freeze: o.blobBaseFee === undefined },
+      common,
+      o.blobBaseFee,
     )
-    const blobBaseFee = o.blobBaseFee
-    if (blobBaseFee !== undefined) header.getBlobGasPrice = () => blobBaseFee
     return new Block(header, [], [], common.isActivatedEIP(4895) ? [] : undefined, { common })
   }
 

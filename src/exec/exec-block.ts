@@ -1,6 +1,8 @@
 // The block context a call runs in, taken from a header (structured-clone safe for the workers).
 
-import type { BlockHeader } from '@ethereumjs/block'
+import { createBlockHeader } from '@ethereumjs/block'
+import type { BlockHeader, HeaderData } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
 import { bytesToHex } from '@ethereumjs/util'
 import type { ExecBlock } from './types.js'
 
@@ -25,4 +27,15 @@ export function execBlockOf(header: BlockHeader, hash?: string): ExecBlock {
     byHeader.set(header, block)
   }
   return block
+}
+
+/**
+ * The header of a block calls run in (eth_call's, a simulated one): not checked as a sealed header
+ * would be, and with `blobBaseFee` set, BLOBBASEFEE reads it instead of the price the header's excess
+ * blob gas gives (such a header is left unfrozen to take the override).
+ */
+export function callHeader(data: HeaderData, common: Common, blobBaseFee: bigint | undefined): BlockHeader {
+  const header = createBlockHeader(data, { common, skipConsensusFormatValidation: true, freeze: blobBaseFee === undefined })
+  if (blobBaseFee !== undefined) header.getBlobGasPrice = () => blobBaseFee
+  return header
 }

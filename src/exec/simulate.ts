@@ -33,6 +33,7 @@ import { formatBlock, formatLog } from '../rpc/format.js'
 import { quantity } from '../rpc/hex.js'
 import { authorizationListData } from './authorization-data.js'
 import { createCallTx } from './call-tx.js'
+import { callHeader } from './exec-block.js'
 import { haltMessage } from './halt-message.js'
 import type { HaltError } from './halt-message.js'
 import { OverlayTrieDB } from './overlay-trie-db.js'
@@ -227,12 +228,7 @@ class BlockRun {
       excessBlobGas: cancun ? (parent.excessBlobGas !== undefined ? parent.calcNextExcessBlobGas(common) : 0n) : undefined,
       blobGasUsed: cancun ? 0n : undefined,
     }
-    // a frozen header cannot take the blob base fee override below
-    const pendingHeader = createBlockHeader(headerData, { common, skipConsensusFormatValidation: true, freeze: o.blobBaseFee === undefined })
-    if (o.blobBaseFee !== undefined) {
-      const blobBaseFee = o.blobBaseFee
-      pendingHeader.getBlobGasPrice = () => blobBaseFee
-    }
+    const pendingHeader = callHeader(headerData, common, o.blobBaseFee)
     const pending = new Block(pendingHeader, [], [], withdrawals, { common })
 
     await applyStateOverrides(vm.stateManager, planned.spec?.stateOverrides, precompiles)

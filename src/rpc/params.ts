@@ -281,8 +281,11 @@ function decodeBool(v: unknown, site: Site): boolean {
  * "from"): the field name a key stands for, or the key itself when it names none.
  */
 function fieldNamed(key: string, fields: ReadonlyMap<string, string>): string {
-  return fields.get(key) ?? fields.get(key.toLowerCase()) ?? key
+  return fieldOf(key, fields) ?? key
 }
+
+/** The field `key` stands for (its own name first: the common case needs no lower-casing), if any. */
+const fieldOf = (key: string, fields: ReadonlyMap<string, string>): string | undefined => fields.get(key) ?? fields.get(key.toLowerCase())
 
 /** Each field by its own name (the common case: one lookup, no lower-casing) and by its lower-case name. */
 export const fieldsOf = (...names: string[]): ReadonlyMap<string, string> =>
@@ -296,7 +299,7 @@ export const fieldsOf = (...names: string[]): ReadonlyMap<string, string> =>
 export function goFields(v: Record<string, unknown>, fields: ReadonlyMap<string, string>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const key in v) {
-    const field = fields.get(key) ?? fields.get(key.toLowerCase())
+    const field = fieldOf(key, fields)
     if (field !== undefined) out[field] = v[key]
   }
   return out

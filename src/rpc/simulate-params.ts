@@ -5,7 +5,7 @@
 
 import * as p from './params.js'
 import { invalidParams } from './errors.js'
-import type { SimBlockOverrides, SimBlockSpec } from '../exec/types.js'
+import type { SimBlockSpec } from '../exec/types.js'
 import { accountOverridesOf, callArgsOf } from './exec-args.js'
 
 export interface SimulatePayload {
@@ -43,9 +43,7 @@ function simBlock(v: unknown, i: number, chainId: bigint): SimBlockSpec {
   const bo = p.blockOverrides(f.blockOverrides, i)
   if (bo !== undefined) {
     const { number, time, gasLimit, feeRecipient, prevRandao, baseFeePerGas, blobBaseFee, beaconRoot, withdrawals } = bo
-    const overrides: SimBlockOverrides = { number, time, gasLimit, feeRecipient, prevRandao, baseFeePerGas, blobBaseFee, beaconRoot }
-    if (withdrawals !== undefined) overrides.withdrawals = withdrawals
-    spec.blockOverrides = overrides
+    spec.blockOverrides = { number, time, gasLimit, feeRecipient, prevRandao, baseFeePerGas, blobBaseFee, beaconRoot, withdrawals }
   }
   const so = accountOverridesOf(p.stateOverrides(f.stateOverrides, i))
   if (so !== undefined) spec.stateOverrides = so

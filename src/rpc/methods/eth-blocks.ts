@@ -96,34 +96,38 @@ export function blockMethods(deps: MethodDeps): Record<string, MethodHandler> {
   }
   return methods
 
-  async function transactionByHash(hash: string): Promise<RawJson | null> {
+  /**
+   * Where a transaction older than the recent-transaction index was mined: its block (undefined if the
+   * block is not stored) and position; undefined when it was not mined.
+   */
+  async function minedAt(hash: string): Promise<{ block: BlockRecord | undefined; index: number } | undefined> {
     const loc = await view.txLocation(hash)
-    if (loc !== undefined) {
-      const block = await view.blockByNumber(loc.number)
-      return block === undefined ? null : transactionJson(block, loc.index)
-    }
-    // not mined yet: the pool knows it
-    const wire = await deps.producer.query<TxWire | null>({ q: 'get', hash })
+    return loc === undefined ? undefined : { block: await view.blockByNumber(loc.number), index: loc.index }
+  }
+
+  /** A transaction not mined yet, as the pool holds it. */
+  function pooled(hash: string): Promise<TxWire | null> {
+    return deps.producer.query<TxWire | null>({ q: 'get', hash })
+  }
+
+  async function transactionByHash(hash: string): Promise<RawJson | null> {
+    const mined = await minedAt(hash)
+    if (mined !== undefined) return mined.block === undefined ? null : transactionJson(mined.block, mined.index)
+    const wire = await pooled(hash)
     if (wire === null) return null
     const tx = createTxFromRLP(wire.raw, { common: deps.common })
     return new RawJson(JSON.stringify(formatTransaction(tx, wire.sender, null)))
   }
 
   async function rawTransactionByHash(hash: string): Promise<string> {
-    const loc = await view.txLocation(hash)
-    if (loc !== undefined) {
-      const block = await view.blockByNumber(loc.number)
-      return block === undefined ? NO_BYTES : bytesToHex(block.rawTx(loc.index))
-    }
-    // not mined yet: the pool holds the bytes it was sent
-    const wire = await deps.producer.query<TxWire | null>({ q: 'get', hash })
+    const mined = await minedAt(hash)
+    if (mined !== undefined) return mined.block === undefined ? NO_BYTES : bytesToHex(mined.block.rawTx(mined.index))
+    const wire = await pooled(hash)
     return wire === null ? NO_BYTES : bytesToHex(wire.raw)
   }
 
   async function receiptByHash(hash: string): Promise<RawJson | null> {
-    const loc = await view.txLocation(hash)
-    if (loc === undefined) return null
-    const block = await view.blockByNumber(loc.number)
-    return block === undefined ? null : receiptJson(block, loc.index)
+    const mined = await minedAt(hash)
+    return mined?.block === undefined ? null : receiptJson(mined.block, mined.index)
   }
 }
