@@ -173,6 +173,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
     bindNodeSources(metrics, {
       head: () => view.head,
       txpoolStatus: () => producer.query({ q: 'status' }),
+      producerSubmits: producer.submits,
       callPool: executor,
       ws: { transport: () => server.wsStats(), subscriptions: () => subscriptions.stats() },
       databaseFolder: join(config.dataDir, 'chain'),

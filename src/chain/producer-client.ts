@@ -24,6 +24,10 @@ export class ProducerClient {
   private pendingTxListeners: Array<(hashes: string[]) => void> = []
   private exited = false
   private submitting: Array<{ tx: TxWire; resolve(r: { hash: string }): void; reject(err: unknown): void }> = []
+  /** a batch of submitted transactions is at the producer, its reply not yet back */
+  private submitInFlight = false
+  /** messages that carried submitted transactions to the producer, and how many transactions they carried */
+  readonly submits = { batches: 0, transactions: 0 }
   readonly ready: Promise<ProducerReady>
 
   /** Spawns the thread, which loads its code at once; it opens the chain when `start` gives it the genesis. */
@@ -103,21 +107,28 @@ export class ProducerClient {
   }
 
   /**
-   * Hands a transaction to the pool. The transactions submitted in one turn of the event loop travel in
-   * one message and come back in one reply: each message is a wake-up of the other thread, which cost
-   * more than the transaction's own intake on a busy host.
+   * Hands a transaction to the pool. Transactions travel in batches, one message and one reply each, with
+   * at most one batch at the producer at a time (Nagle's rule): what arrives meanwhile goes in the next
+   * batch, sent when the reply comes back. An idle node sends a transaction on the next turn of the event
+   * loop; under load a batch holds what arrived during one round trip. Each message wakes the other
+   * thread, which costs the sender more than the transaction's own intake on a busy host (a batch per
+   * turn of the event loop averaged 2 transactions under the bench's 64 senders; bench/README.md).
    */
   submit(tx: TxWire): Promise<{ hash: string }> {
     if (this.exited) return Promise.reject(new Error('producer thread is not running'))
     return new Promise((resolve, reject) => {
-      if (this.submitting.length === 0) setImmediate(this.flushSubmits)
+      if (this.submitting.length === 0 && !this.submitInFlight) setImmediate(this.flushSubmits)
       this.submitting.push({ tx, resolve, reject })
     })
   }
 
   private readonly flushSubmits = (): void => {
     const batch = this.submitting
+    if (batch.length === 0) return
     this.submitting = []
+    this.submitInFlight = true
+    this.submits.batches++
+    this.submits.transactions += batch.length
     const txs: TxWire[] = []
     for (const item of batch) txs.push(item.tx)
     this.request({ kind: 'submit', txs } as ToProducer).then(
@@ -132,7 +143,12 @@ export class ProducerClient {
       (err: unknown) => {
         for (const item of batch) item.reject(err)
       },
-    )
+    ).finally(this.submitReplied)
+  }
+
+  private readonly submitReplied = (): void => {
+    this.submitInFlight = false
+    if (this.submitting.length > 0) setImmediate(this.flushSubmits)
   }
 
   /** The nonce of the sender's next transaction: its account's, past the transactions it has in the pool. */

@@ -10,6 +10,8 @@ import type { WsSources } from './ws.js'
 export interface NodeSources {
   head(): HeadInfo
   txpoolStatus(): Promise<{ pending: number; queued: number }>
+  /** Structurally ProducerClient.submits: totals kept by the client, read at scrape time. */
+  producerSubmits: { readonly batches: number; readonly transactions: number }
   /** Structurally ExecPool: its stats are read at scrape time, its observer is set to the metrics. */
   callPool: { readonly stats: CallPoolStats; observer: ExecPoolObserver | undefined }
   ws?: WsSources
@@ -33,6 +35,7 @@ export function bindNodeSources(metrics: Metrics, sources: NodeSources): void {
   }
   metrics.txpool.pending.addCollect(async (g) => g.set((await txpoolStatus()).pending))
   metrics.txpool.queued.addCollect(async (g) => g.set((await txpoolStatus()).queued))
+  metrics.txpool.bindSubmits(sources.producerSubmits)
 
   const pool = sources.callPool
   pool.observer = metrics.callPool

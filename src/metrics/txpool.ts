@@ -52,7 +52,7 @@ export class TxPoolMetrics {
   readonly accepted
   readonly rejected
 
-  constructor(register: MetricsRegistry) {
+  constructor(private readonly register: MetricsRegistry) {
     this.pending = register.gauge({ name: 'keel_txpool_pending', help: 'Executable transactions in the pool' })
     this.queued = register.gauge({ name: 'keel_txpool_queued', help: 'Transactions in the pool waiting for a nonce gap to close' })
     this.accepted = register.counter({ name: 'keel_txpool_accepted_total', help: 'Transactions accepted into the pool' })
@@ -60,6 +60,20 @@ export class TxPoolMetrics {
       name: 'keel_txpool_rejected_total',
       help: 'Transactions refused at submission, by reason',
       labelNames: ['reason'],
+    })
+  }
+
+  /** How submitted transactions travel to the producer thread: messages, and the transactions they carried. */
+  bindSubmits(submits: { readonly batches: number; readonly transactions: number }): void {
+    this.register.externalCounter({
+      name: 'keel_txpool_submit_batches_total',
+      help: 'Messages that carried submitted transactions to the block producer thread (one at a time; what arrives meanwhile waits for the next)',
+      read: () => submits.batches,
+    })
+    this.register.externalCounter({
+      name: 'keel_txpool_submit_batched_transactions_total',
+      help: 'Transactions those messages carried (divided by keel_txpool_submit_batches_total: the batch size)',
+      read: () => submits.transactions,
     })
   }
 

@@ -223,6 +223,40 @@ test('transactions and blocks: admission, sealing, head and txpool', async () =>
   assert.equal(value(after, 'keel_txpool_queued'), 0)
 })
 
+test('concurrent submissions travel to the producer in batches, in order, every one answered', async () => {
+  const senders = [DEV_KEYS[6], DEV_KEYS[7], DEV_KEYS[8], DEV_KEYS[9]].map((k) => new Wallet(k))
+  const perSender = 10
+  const signed = []
+  for (const w of senders) {
+    const nonce = Number(await rpcResult(node.url, 'eth_getTransactionCount', [w.address, 'pending']))
+    for (let k = 0; k < perSender; k++) {
+      signed.push(await w.signTransaction({
+        type: 2, chainId: CHAIN_ID, nonce: nonce + k, to: DEV_ADDRESSES[1], value: BigInt(k + 1), gasLimit: 21_000n,
+        maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n,
+      }))
+    }
+  }
+  const before = await scrape(node.metricsUrl)
+  // all at once: each sender's transactions in nonce order, as a wallet that does not wait would send them
+  const hashes = await Promise.all(signed.map((raw) => rpcResult(node.url, 'eth_sendRawTransaction', [raw])))
+  const after = await scrape(node.metricsUrl)
+  const delta = (name) => total(after, name) - total(before, name)
+  assert.equal(delta('keel_txpool_accepted_total'), signed.length)
+  assert.equal(delta('keel_txpool_submit_batched_transactions_total'), signed.length)
+  const batches = delta('keel_txpool_submit_batches_total')
+  assert.ok(batches >= 1 && batches < signed.length, `${signed.length} transactions in ${batches} messages`)
+  const receipts = await Promise.all(hashes.map((h) => waitForReceipt(node.url, h)))
+  for (const r of receipts) assert.equal(r.status, '0x1')
+  for (let s = 0; s < senders.length; s++) {
+    const mined = await Promise.all(hashes.slice(s * perSender, (s + 1) * perSender).map((h) => rpcResult(node.url, 'eth_getTransactionByHash', [h])))
+    const order = mined.map((tx) => [Number(tx.blockNumber), Number(tx.transactionIndex)])
+    for (let k = 1; k < order.length; k++) {
+      assert.ok(order[k][0] > order[k - 1][0] || (order[k][0] === order[k - 1][0] && order[k][1] > order[k - 1][1]), `sender ${s}: nonce ${k} mined before nonce ${k - 1}`)
+      assert.equal(Number(mined[k].nonce), Number(mined[0].nonce) + k)
+    }
+  }
+})
+
 test('eth_call runs through the call pool and is measured there', async () => {
   const before = await scrape(node.metricsUrl)
   // distinct calls: identical ones may be answered from the call cache without reaching the pool
