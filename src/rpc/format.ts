@@ -4,6 +4,7 @@
 // Shapes are checked against ethereum/execution-apis (test/rpc/format.test.js).
 
 import type { Block } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
 import type {
   AccessList2930Tx,
   Blob4844Tx,
@@ -14,6 +15,7 @@ import type {
 } from '@ethereumjs/tx'
 import type { Bloom as BloomClass } from '@ethereumjs/vm'
 import { importEthereumjsModule } from '../evm/evm-internals.js'
+import type { ReceiptTx } from '../chain/receipt-tx.js'
 import { addressHex, bytesToHex, bytesToQuantity, quantity } from './hex.js'
 
 // @ethereumjs/vm's Bloom from its own module: the package's index would load the whole VM and EVM into
@@ -51,6 +53,11 @@ export interface TxLocation {
 export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefined): bigint {
   if (tx.type === TYPE_LEGACY || tx.type === TYPE_ACCESS_LIST) return (tx as LegacyTx | AccessList2930Tx).gasPrice
   const { maxFeePerGas, maxPriorityFeePerGas } = tx as FeeMarket1559Tx
+  return priceAt(maxFeePerGas, maxPriorityFeePerGas, baseFee)
+}
+
+/** With the fee cap and the tip both the gas price (a legacy or EIP-2930 transaction), the gas price. */
+function priceAt(maxFeePerGas: bigint, maxPriorityFeePerGas: bigint, baseFee: bigint | undefined): bigint {
   if (baseFee === undefined) return maxFeePerGas
   const withTip = baseFee + maxPriorityFeePerGas
   return withTip < maxFeePerGas ? withTip : maxFeePerGas
@@ -247,7 +254,9 @@ export function receiptBloom(logs: readonly LogRecord[], common?: TypedTransacti
 }
 
 export interface ReceiptArgs {
-  tx: TypedTransaction
+  tx: ReceiptTx
+  transactionHash: string
+  common: Common
   sender: string
   receipt: ReceiptRecord
   gasUsed: bigint
@@ -264,14 +273,11 @@ export interface ReceiptArgs {
   logsBloom?: Uint8Array
   /** Blob transactions only: the block's blob base fee. */
   blobGasPrice?: bigint
-  /** The transaction hash, if the caller already has it in hex. */
-  transactionHash?: string
 }
 
 /** A receipt as geth's MarshalReceipt (keys sorted as geth prints them). */
 export function formatReceipt(args: ReceiptArgs): Json {
-  const { tx, receipt } = args
-  const transactionHash = args.transactionHash ?? bytesToHex(tx.hash())
+  const { tx, receipt, transactionHash } = args
   const logs: Json[] = new Array(receipt.logs.length)
   for (let k = 0; k < receipt.logs.length; k++) {
     logs[k] = formatLog(receipt.logs[k]!, {
@@ -287,21 +293,20 @@ export function formatReceipt(args: ReceiptArgs): Json {
   const out: Json = {}
   if (tx.type === TYPE_BLOB) {
     if (args.blobGasPrice !== undefined) out.blobGasPrice = quantity(args.blobGasPrice)
-    const perBlob = tx.common.param('blobGasPerBlob')
-    out.blobGasUsed = quantity(BigInt((tx as Blob4844Tx).numBlobs()) * perBlob)
+    out.blobGasUsed = quantity(BigInt(tx.blobs) * args.common.param('blobGasPerBlob'))
   }
   out.blockHash = args.blockHash
   out.blockNumber = quantity(args.blockNumber)
   out.contractAddress = args.contractAddress
   out.cumulativeGasUsed = quantity(receipt.cumulativeGasUsed)
-  out.effectiveGasPrice = quantity(effectiveGasPrice(tx, args.baseFee))
+  out.effectiveGasPrice = quantity(priceAt(tx.maxFeePerGas, tx.maxPriorityFeePerGas, args.baseFee))
   out.from = args.sender
   out.gasUsed = quantity(args.gasUsed)
   out.logs = logs
   out.logsBloom =
-    args.logsBloom === undefined && receipt.logs.length === 0 ? EMPTY_BLOOM_HEX : bytesToHex(args.logsBloom ?? receiptBloom(receipt.logs, tx.common))
+    args.logsBloom === undefined && receipt.logs.length === 0 ? EMPTY_BLOOM_HEX : bytesToHex(args.logsBloom ?? receiptBloom(receipt.logs, args.common))
   out.status = quantity(receipt.status)
-  out.to = tx.to === undefined ? null : addressHex(tx.to)
+  out.to = tx.to === undefined ? null : bytesToHex(tx.to)
   out.transactionHash = transactionHash
   out.transactionIndex = quantity(args.index)
   out.type = quantity(tx.type)

@@ -4,10 +4,12 @@ import { createBlock } from '@ethereumjs/block'
 import { createAccessList2930Tx, createEOACode7702Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx'
 import { createAddressFromPrivateKey, eoaCode7702SignAuthorization, hexToBytes as utilHexToBytes } from '@ethereumjs/util'
 import { Transaction as EthersTransaction, keccak256 as ethersKeccak } from 'ethers'
+import { RLP } from '@ethereumjs/rlp'
 import { loadFastCrypto } from '../../dist/evm/crypto.js'
 import { createChainCommon } from '../../dist/evm/common.js'
 import { latestForkConfig } from '../../dist/evm/geth-genesis.js'
 import { effectiveGasPrice, formatBlock, formatLog, formatReceipt, formatTransaction } from '../../dist/rpc/format.js'
+import { receiptTxOf } from '../../dist/chain/receipt-tx.js'
 import { bytesToHex, bytesToQuantity, hexToBytes, quantity } from '../../dist/rpc/hex.js'
 import { validateMethodResult, validateSchema } from '../helpers/schema.js'
 
@@ -36,6 +38,9 @@ function assertOrder(obj, order) {
 }
 
 const sortedKeys = (obj) => [...Object.keys(obj)].sort()
+
+/** What the chain hands formatReceipt for a transaction: the fields read from its bytes, its hash, the chain's rules. */
+const receiptTx = (tx) => ({ tx: receiptTxOf(tx.serialize()), transactionHash: bytesToHex(tx.hash()), common })
 
 /** Plain JSON (what the wire carries): also proves there are no bigints or Uint8Arrays left. */
 const wire = (v) => JSON.parse(JSON.stringify(v))
@@ -258,7 +263,7 @@ describe('formatReceipt / formatLog', () => {
     const tx = txs[3]
     const out = wire(
       formatReceipt({
-        tx,
+        ...receiptTx(tx),
         sender,
         receipt: { status: 1, cumulativeGasUsed: 150_000n, logs },
         gasUsed: 46_000n,
@@ -309,7 +314,7 @@ describe('formatReceipt / formatLog', () => {
     const bloom = new Uint8Array(256).fill(0xff)
     const out = wire(
       formatReceipt({
-        tx: txs[2],
+        ...receiptTx(txs[2]),
         sender,
         receipt: { status: 0, cumulativeGasUsed: 99_000n, logs: [] },
         gasUsed: 80_000n,
@@ -334,7 +339,7 @@ describe('formatReceipt / formatLog', () => {
 
   test('empty logs give an all-zero bloom', () => {
     const out = formatReceipt({
-      tx: txs[0], sender, receipt: { status: 1, cumulativeGasUsed: 21000n, logs: [] }, gasUsed: 21000n,
+      ...receiptTx(txs[0]), sender, receipt: { status: 1, cumulativeGasUsed: 21000n, logs: [] }, gasUsed: 21000n,
       blockHash, blockNumber: 5n, index: 0, baseFee: BASE_FEE, firstLogIndex: 0, contractAddress: null,
     })
     assert.equal(out.logsBloom, '0x' + '00'.repeat(256))
@@ -352,6 +357,35 @@ describe('formatReceipt / formatLog', () => {
     assert.equal(withTime.blockTimestamp, '0x11')
     validateMethodResult('eth_getLogs', [log, withTime])
     validateMethodResult('eth_getLogs', [])
+  })
+})
+
+describe('receiptTxOf', () => {
+  test('reads type, recipient, nonce and price from the bytes of every transaction type', () => {
+    for (const tx of txs) {
+      const fields = receiptTxOf(tx.serialize())
+      assert.equal(fields.type, tx.type)
+      assert.equal(fields.to === undefined ? undefined : bytesToHex(fields.to), tx.to?.toString())
+      assert.equal(fields.nonce, tx.nonce)
+      assert.equal(fields.blobs, 0)
+      for (const baseFee of [undefined, 0n, BASE_FEE, 2n * GWEI, 5n * GWEI]) {
+        const out = formatReceipt({
+          ...receiptTx(tx), sender, receipt: { status: 1, cumulativeGasUsed: 21000n, logs: [] }, gasUsed: 21000n,
+          blockHash, blockNumber: 5n, index: 0, baseFee, firstLogIndex: 0, contractAddress: null,
+        })
+        assert.equal(out.effectiveGasPrice, quantity(effectiveGasPrice(tx, baseFee)), `type ${tx.type}, base fee ${baseFee}`)
+        assert.equal(out.type, quantity(BigInt(tx.type)))
+      }
+    }
+  })
+
+  test('counts a blob transaction\'s blobs; refuses a type it does not know', () => {
+    const hashes = [new Uint8Array(32).fill(1), new Uint8Array(32).fill(2)]
+    const q = (n) => (n === 0n ? new Uint8Array() : utilHexToBytes(`0x${n.toString(16).padStart(2, '0')}`))
+    const payload = RLP.encode([q(24589n), q(7n), q(GWEI), q(3n * GWEI), q(21000n), utilHexToBytes(TO), q(0n), new Uint8Array(), [], q(1n), hashes, q(1n), q(1n), q(1n)])
+    const fields = receiptTxOf(Uint8Array.from([3, ...payload]))
+    assert.deepEqual({ ...fields, to: bytesToHex(fields.to) }, { type: 3, to: TO, nonce: 7n, maxFeePerGas: 3n * GWEI, maxPriorityFeePerGas: GWEI, blobs: 2 })
+    assert.throws(() => receiptTxOf(Uint8Array.from([5, ...payload])), /transaction type 5 is not supported/)
   })
 })
 

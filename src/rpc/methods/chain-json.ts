@@ -2,8 +2,9 @@
 // a sealed block never changes, so its JSON is served as is to every later request.
 
 import type { Block } from '@ethereumjs/block'
-import type { TypedTransaction } from '@ethereumjs/tx'
 import { bigIntToUnpaddedBytes, bytesToHex, generateAddress, hexToBytes } from '@ethereumjs/util'
+import { receiptTxOf } from '../../chain/receipt-tx.js'
+import type { ReceiptTx } from '../../chain/receipt-tx.js'
 import { gasUsedAt } from '../../chain/receipts.js'
 import type { BlockRecord } from '../../chain/view.js'
 import { RawJson } from '../context.js'
@@ -92,7 +93,7 @@ function flat(json: string): string {
   return json
 }
 
-function contractAddressOf(tx: TypedTransaction, sender: string): string | null {
+function contractAddressOf(tx: ReceiptTx, sender: string): string | null {
   if (tx.to !== undefined) return null
   return bytesToHex(generateAddress(hexToBytes(sender as `0x${string}`), bigIntToUnpaddedBytes(tx.nonce)))
 }
@@ -108,12 +109,14 @@ function receiptTexts(record: BlockRecord): string[] {
     let firstLogIndex = 0
     for (let i = 0; i < receipts.length; i++) {
       const r = receipts[i]
-      const tx = record.tx(i)
+      const tx = receiptTxOf(record.rawTx(i))
       const sender = record.senders[i]
       out[i] = flat(
         JSON.stringify(
           formatReceipt({
             tx,
+            transactionHash: record.txHashes[i],
+            common: record.header.common,
             sender,
             receipt: r,
             gasUsed: gasUsedAt(receipts, i),
@@ -124,7 +127,6 @@ function receiptTexts(record: BlockRecord): string[] {
             baseFee: record.header.baseFeePerGas,
             firstLogIndex,
             contractAddress: contractAddressOf(tx, sender),
-            transactionHash: record.txHashes[i],
           }),
         ),
       )
