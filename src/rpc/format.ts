@@ -56,7 +56,7 @@ export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefi
   return priceAt(maxFeePerGas, maxPriorityFeePerGas, baseFee)
 }
 
-/** With the fee cap and the tip both the gas price (a legacy or EIP-2930 transaction), the gas price. */
+/** Price per gas at `baseFee` for a fee cap and a tip; a legacy or EIP-2930 transaction's gas price, given as both, comes out unchanged. */
 function priceAt(maxFeePerGas: bigint, maxPriorityFeePerGas: bigint, baseFee: bigint | undefined): bigint {
   if (baseFee === undefined) return maxFeePerGas
   const withTip = baseFee + maxPriorityFeePerGas
