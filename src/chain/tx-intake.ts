@@ -51,15 +51,22 @@ const unknownTxType = (): RpcError => serverError('transaction type not supporte
 const emptyAuthorizationList = (): RpcError => serverError('set code tx must have at least one authorization tuple')
 const nonceMax = (): RpcError => serverError('nonce has max value')
 
-/** The fields validation needs, read straight from the RLP (field order per tx type). */
-interface RawFields {
+/**
+ * The fields validation needs, read straight from the RLP (field order per tx type). Receipts read their
+ * transaction's type, recipient, nonce and price from the block's bytes with it too (rpc/methods/chain-json.ts):
+ * every transaction a block holds passed it at intake.
+ */
+export interface TxFields {
   type: number
   /** undefined for a legacy tx without EIP-155 protection. */
   chainId: bigint | undefined
   nonce: bigint
   gasLimit: bigint
+  /** legacy and EIP-2930: the gas price */
   maxFeePerGas: bigint
+  /** legacy and EIP-2930: the gas price */
   maxPriorityFeePerGas: bigint
+  /** empty for a contract creation */
   to: Uint8Array
   data: Uint8Array
   /** Legacy: v as signed; typed: yParity. */
@@ -77,7 +84,7 @@ interface RawFields {
  */
 export function decodeRawTransaction(rawHex: string, ctx: IntakeContext): PooledTx {
   const raw = parseHexBytes(rawHex)
-  const fields = readFields(raw)
+  const fields = readTxFields(raw)
 
   // internal/ethapi SubmitTransaction
   if (ctx.txFeeCapWei > 0n) {
@@ -138,7 +145,7 @@ function parseHexBytes(hex: string): Uint8Array {
   return decodeHexDigits(hex, 2)
 }
 
-function readFields(raw: Uint8Array): RawFields {
+export function readTxFields(raw: Uint8Array): TxFields {
   if (raw.length === 0) throw invalidTransaction('typed transaction too short')
   const first = raw[0]!
   let type = 0
@@ -237,13 +244,13 @@ function maxInitCodeSize(common: Common): bigint {
 }
 
 /** geth crypto.ValidateSignatureValues with homestead rules (s <= N/2). */
-function validSignatureValues(f: RawFields): boolean {
+function validSignatureValues(f: TxFields): boolean {
   const recId = f.type === 0 ? (f.chainId === undefined ? f.v - 27n : f.v - 35n - 2n * f.chainId) : f.v
   if (recId !== 0n && recId !== 1n) return false
   return f.r >= 1n && f.s >= 1n && f.r < SECP256K1_N && f.s <= SECP256K1_HALF_N
 }
 
-function buildTx(f: RawFields, common: Common): TypedTransaction {
+function buildTx(f: TxFields, common: Common): TypedTransaction {
   try {
     const values = f.values as never
     switch (f.type) {

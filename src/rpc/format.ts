@@ -15,7 +15,7 @@ import type {
 } from '@ethereumjs/tx'
 import type { Bloom as BloomClass } from '@ethereumjs/vm'
 import { importEthereumjsModule } from '../evm/evm-internals.js'
-import type { ReceiptTx } from '../chain/receipt-tx.js'
+import type { TxFields } from '../chain/tx-intake.js'
 import { addressHex, bytesToHex, bytesToQuantity, quantity } from './hex.js'
 
 // @ethereumjs/vm's Bloom from its own module: the package's index would load the whole VM and EVM into
@@ -253,6 +253,9 @@ export function receiptBloom(logs: readonly LogRecord[], common?: TypedTransacti
   return bloom.bitvector
 }
 
+/** What a receipt shows of its transaction, read from the bytes the block holds (tx-intake.ts readTxFields). */
+export type ReceiptTx = Pick<TxFields, 'type' | 'to' | 'nonce' | 'maxFeePerGas' | 'maxPriorityFeePerGas'>
+
 export interface ReceiptArgs {
   tx: ReceiptTx
   transactionHash: string
@@ -271,8 +274,6 @@ export interface ReceiptArgs {
   contractAddress: string | null
   /** Computed from the logs when not given. */
   logsBloom?: Uint8Array
-  /** Blob transactions only: the block's blob base fee. */
-  blobGasPrice?: bigint
 }
 
 /** A receipt as geth's MarshalReceipt (keys sorted as geth prints them). */
@@ -290,11 +291,8 @@ export function formatReceipt(args: ReceiptArgs): Json {
       removed: false,
     })
   }
+  // no blobGasUsed / blobGasPrice: the chain takes no blob transactions (intake refuses type 3)
   const out: Json = {}
-  if (tx.type === TYPE_BLOB) {
-    if (args.blobGasPrice !== undefined) out.blobGasPrice = quantity(args.blobGasPrice)
-    out.blobGasUsed = quantity(BigInt(tx.blobs) * args.common.param('blobGasPerBlob'))
-  }
   out.blockHash = args.blockHash
   out.blockNumber = quantity(args.blockNumber)
   out.contractAddress = args.contractAddress
@@ -306,7 +304,7 @@ export function formatReceipt(args: ReceiptArgs): Json {
   out.logsBloom =
     args.logsBloom === undefined && receipt.logs.length === 0 ? EMPTY_BLOOM_HEX : bytesToHex(args.logsBloom ?? receiptBloom(receipt.logs, args.common))
   out.status = quantity(receipt.status)
-  out.to = tx.to === undefined ? null : bytesToHex(tx.to)
+  out.to = tx.to.length === 0 ? null : bytesToHex(tx.to)
   out.transactionHash = transactionHash
   out.transactionIndex = quantity(args.index)
   out.type = quantity(tx.type)

@@ -9,7 +9,7 @@ import { loadFastCrypto } from '../../dist/evm/crypto.js'
 import { createChainCommon } from '../../dist/evm/common.js'
 import { latestForkConfig } from '../../dist/evm/geth-genesis.js'
 import { effectiveGasPrice, formatBlock, formatLog, formatReceipt, formatTransaction } from '../../dist/rpc/format.js'
-import { receiptTxOf } from '../../dist/chain/receipt-tx.js'
+import { readTxFields } from '../../dist/chain/tx-intake.js'
 import { bytesToHex, bytesToQuantity, hexToBytes, quantity } from '../../dist/rpc/hex.js'
 import { validateMethodResult, validateSchema } from '../helpers/schema.js'
 
@@ -40,7 +40,7 @@ function assertOrder(obj, order) {
 const sortedKeys = (obj) => [...Object.keys(obj)].sort()
 
 /** What the chain hands formatReceipt for a transaction: the fields read from its bytes, its hash, the chain's rules. */
-const receiptTx = (tx) => ({ tx: receiptTxOf(tx.serialize()), transactionHash: bytesToHex(tx.hash()), common })
+const receiptTx = (tx) => ({ tx: readTxFields(tx.serialize()), transactionHash: bytesToHex(tx.hash()), common })
 
 /** Plain JSON (what the wire carries): also proves there are no bigints or Uint8Arrays left. */
 const wire = (v) => JSON.parse(JSON.stringify(v))
@@ -360,14 +360,13 @@ describe('formatReceipt / formatLog', () => {
   })
 })
 
-describe('receiptTxOf', () => {
-  test('reads type, recipient, nonce and price from the bytes of every transaction type', () => {
+describe('receipt fields read from the bytes (readTxFields)', () => {
+  test('type, recipient, nonce and price of every transaction type', () => {
     for (const tx of txs) {
-      const fields = receiptTxOf(tx.serialize())
+      const fields = readTxFields(tx.serialize())
       assert.equal(fields.type, tx.type)
-      assert.equal(fields.to === undefined ? undefined : bytesToHex(fields.to), tx.to?.toString())
+      assert.equal(fields.to.length === 0 ? undefined : bytesToHex(fields.to), tx.to?.toString())
       assert.equal(fields.nonce, tx.nonce)
-      assert.equal(fields.blobs, 0)
       for (const baseFee of [undefined, 0n, BASE_FEE, 2n * GWEI, 5n * GWEI]) {
         const out = formatReceipt({
           ...receiptTx(tx), sender, receipt: { status: 1, cumulativeGasUsed: 21000n, logs: [] }, gasUsed: 21000n,
@@ -375,17 +374,17 @@ describe('receiptTxOf', () => {
         })
         assert.equal(out.effectiveGasPrice, quantity(effectiveGasPrice(tx, baseFee)), `type ${tx.type}, base fee ${baseFee}`)
         assert.equal(out.type, quantity(BigInt(tx.type)))
+        assert.equal(out.to, tx.to === undefined ? null : tx.to.toString())
       }
     }
   })
 
-  test('counts a blob transaction\'s blobs; refuses a type it does not know', () => {
+  test('a blob transaction or an unknown type is refused (no block holds one: intake refuses them)', () => {
     const hashes = [new Uint8Array(32).fill(1), new Uint8Array(32).fill(2)]
     const q = (n) => (n === 0n ? new Uint8Array() : utilHexToBytes(`0x${n.toString(16).padStart(2, '0')}`))
     const payload = RLP.encode([q(24589n), q(7n), q(GWEI), q(3n * GWEI), q(21000n), utilHexToBytes(TO), q(0n), new Uint8Array(), [], q(1n), hashes, q(1n), q(1n), q(1n)])
-    const fields = receiptTxOf(Uint8Array.from([3, ...payload]))
-    assert.deepEqual({ ...fields, to: bytesToHex(fields.to) }, { type: 3, to: TO, nonce: 7n, maxFeePerGas: 3n * GWEI, maxPriorityFeePerGas: GWEI, blobs: 2 })
-    assert.throws(() => receiptTxOf(Uint8Array.from([5, ...payload])), /transaction type 5 is not supported/)
+    assert.throws(() => readTxFields(Uint8Array.from([3, ...payload])), /transaction type not supported: tx type 3/)
+    assert.throws(() => readTxFields(Uint8Array.from([5, ...payload])), { message: 'transaction type not supported' })
   })
 })
 

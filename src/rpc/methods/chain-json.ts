@@ -3,13 +3,12 @@
 
 import type { Block } from '@ethereumjs/block'
 import { bigIntToUnpaddedBytes, bytesToHex, generateAddress, hexToBytes } from '@ethereumjs/util'
-import { receiptTxOf } from '../../chain/receipt-tx.js'
-import type { ReceiptTx } from '../../chain/receipt-tx.js'
+import { readTxFields } from '../../chain/tx-intake.js'
 import { gasUsedAt } from '../../chain/receipts.js'
 import type { BlockRecord } from '../../chain/view.js'
 import { RawJson } from '../context.js'
 import { formatBlock, formatLog, formatReceipt, formatTransaction } from '../format.js'
-import type { TxLocation } from '../format.js'
+import type { ReceiptTx, TxLocation } from '../format.js'
 import type { MatchedLog } from '../../chain/logs.js'
 
 /** What the RPC layer derived from a block, kept with the cached block under `key`. */
@@ -94,7 +93,7 @@ function flat(json: string): string {
 }
 
 function contractAddressOf(tx: ReceiptTx, sender: string): string | null {
-  if (tx.to !== undefined) return null
+  if (tx.to.length !== 0) return null
   return bytesToHex(generateAddress(hexToBytes(sender as `0x${string}`), bigIntToUnpaddedBytes(tx.nonce)))
 }
 
@@ -109,7 +108,7 @@ function receiptTexts(record: BlockRecord): string[] {
     let firstLogIndex = 0
     for (let i = 0; i < receipts.length; i++) {
       const r = receipts[i]
-      const tx = receiptTxOf(record.rawTx(i))
+      const tx = readTxFields(record.rawTx(i))
       const sender = record.senders[i]
       out[i] = flat(
         JSON.stringify(
