@@ -73,7 +73,8 @@ export interface BlockStats {
 
 export type FromProducer =
   | { kind: 'ready'; head: HeadInfo; genesisHash: string; hardfork: string }
-  | { kind: 'reply'; id: number; ok: true; result: unknown }
+  /** `pendingTx`: hashes pooled since the last message that carried some (see producer-thread.ts) */
+  | { kind: 'reply'; id: number; ok: true; result: unknown; pendingTx?: string[] }
   | { kind: 'reply'; id: number; ok: false; error: RpcErrorShape }
   | NewBlockEvent
   | { kind: 'pendingTx'; hashes: string[] }

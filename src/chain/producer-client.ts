@@ -49,13 +49,14 @@ export class ProducerClient {
           this.pending.delete(msg.id)
           if (msg.ok) waiter.resolve(msg.result)
           else waiter.reject(fromShape(msg.error))
+          if (msg.ok && msg.pendingTx !== undefined) this.notifyPendingTx(msg.pendingTx)
           break
         }
         case 'block':
           for (const listener of this.blockListeners) listener(msg)
           break
         case 'pendingTx':
-          for (const listener of this.pendingTxListeners) listener(msg.hashes)
+          this.notifyPendingTx(msg.hashes)
           break
         case 'ready':
           markReady({ head: msg.head, genesisHash: msg.genesisHash, hardfork: msg.hardfork })
@@ -95,6 +96,10 @@ export class ProducerClient {
 
   onPendingTx(listener: (hashes: string[]) => void): void {
     this.pendingTxListeners.push(listener)
+  }
+
+  private notifyPendingTx(hashes: string[]): void {
+    for (const listener of this.pendingTxListeners) listener(hashes)
   }
 
   private request(msg: Omit<ToProducer, 'id'> & { kind: ToProducer['kind'] }): Promise<unknown> {

@@ -17,8 +17,10 @@ const accepted = (result: { hash: string }): SubmitOutcome => ({ ok: true, hash:
 const refused = (err: unknown): SubmitOutcome => ({ ok: false, error: errorShape(err) })
 
 /**
- * Hashes of newly pooled transactions, sent to the main thread once per turn of this thread's event loop:
- * a message per transaction cost the main thread a wake-up each.
+ * Hashes of newly pooled transactions for the main thread (newPendingTransactions): they ride on the
+ * reply to the submit batch that pooled them, and whatever is left at the end of this thread's turn of
+ * the event loop goes in a message of its own. A message per transaction cost the main thread a wake-up
+ * each; a message per batch besides its reply was still one message in two under load.
  */
 const pendingTx = {
   hashes: [] as string[],
@@ -26,10 +28,16 @@ const pendingTx = {
     if (this.hashes.length === 0) setImmediate(() => this.flush())
     for (const h of hashes) this.hashes.push(h)
   },
-  flush(): void {
+  /** The hashes not yet sent, if any; they are then no longer held. */
+  take(): string[] | undefined {
+    if (this.hashes.length === 0) return undefined
     const hashes = this.hashes
     this.hashes = []
-    if (hashes.length > 0) post({ kind: 'pendingTx', hashes })
+    return hashes
+  },
+  flush(): void {
+    const hashes = this.take()
+    if (hashes !== undefined) post({ kind: 'pendingTx', hashes })
   },
 }
 
@@ -54,7 +62,7 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
       case 'submit':
         // started in arrival order, as separate messages would be; one reply for all of them
         Promise.all(msg.txs.map((tx) => producer.submit(tx).then(accepted, refused))).then((outcomes) =>
-          post({ kind: 'reply', id: msg.id, ok: true, result: outcomes }),
+          post({ kind: 'reply', id: msg.id, ok: true, result: outcomes, pendingTx: pendingTx.take() }),
         )
         break
       case 'pool':
