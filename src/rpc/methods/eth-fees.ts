@@ -91,7 +91,8 @@ function rewardsOf(block: BlockRecord, percentiles: number[]): string[] {
   let i = 0
   let sum = Number(sorted[0].gas)
   for (const pct of percentiles) {
-    const threshold = (total * pct) / 100
+    // geth converts the threshold to whole gas (uint64) before comparing
+    const threshold = Math.floor((total * pct) / 100)
     while (sum < threshold && i < sorted.length - 1) {
       i++
       sum += Number(sorted[i].gas)
