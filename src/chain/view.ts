@@ -151,6 +151,11 @@ export class ChainView {
     return b
   }
 
+  /** A block whose record is in memory, found without I/O or a promise; undefined means "ask blockByNumber". */
+  cachedBlock(number: bigint): BlockRecord | undefined {
+    return number < 0n || number > this.headInfo.number ? undefined : this.cache.get(number)
+  }
+
   async blockByNumber(number: bigint): Promise<BlockRecord | undefined> {
     if (number < 0n || number > this.headInfo.number) return undefined
     const cached = this.cache.get(number)
