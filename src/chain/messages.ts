@@ -24,7 +24,8 @@ export type PoolQuery =
   | { q: 'content' }
   | { q: 'inspect' }
   | { q: 'contentFrom'; address: string }
-  | { q: 'nonce'; address: string }
+  /** the pending nonces of addresses, in order (the main thread batches its asks) */
+  | { q: 'nonces'; addresses: string[] }
   | { q: 'get'; hash: string }
   | { q: 'pendingHashes' }
 

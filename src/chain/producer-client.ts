@@ -3,6 +3,7 @@
 import { PRODUCER_HEAP_LIMITS } from '../util/worker-heap.js'
 import { Worker } from 'node:worker_threads'
 import { fromShape } from '../rpc/errors.js'
+import { HandOffBatch } from './hand-off-batch.js'
 import type { FromProducer, HeadInfo, NewBlockEvent, PoolQuery, ProducerInit, SubmitOutcome, ToProducer, TxWire } from './messages.js'
 
 interface Pending {
@@ -23,11 +24,9 @@ export class ProducerClient {
   private blockListeners: Array<(event: NewBlockEvent) => void> = []
   private pendingTxListeners: Array<(hashes: string[]) => void> = []
   private exited = false
-  private submitting: Array<{ tx: TxWire; resolve(r: { hash: string }): void; reject(err: unknown): void }> = []
-  /** a batch of submitted transactions is at the producer, its reply not yet back */
-  private submitInFlight = false
   /** messages that carried submitted transactions to the producer, and how many transactions they carried */
-  readonly submits = { batches: 0, transactions: 0 }
+  readonly submits = new HandOffBatch<TxWire, SubmitOutcome>((txs) => this.request({ kind: 'submit', txs } as ToProducer) as Promise<SubmitOutcome[]>)
+  private readonly nonces = new HandOffBatch<string, bigint>((addresses) => this.query<bigint[]>({ q: 'nonces', addresses }))
   readonly ready: Promise<ProducerReady>
 
   /** Spawns the thread, which loads its code at once; it opens the chain when `start` gives it the genesis. */
@@ -111,54 +110,22 @@ export class ProducerClient {
     })
   }
 
+  /** Hands a transaction to the pool; resolves to its hash once pooled (travels in a batch: hand-off-batch.ts). */
+  async submit(tx: TxWire): Promise<{ hash: string }> {
+    if (this.exited) throw new Error('producer thread is not running')
+    const outcome = await this.submits.add(tx)
+    if (!outcome.ok) throw fromShape(outcome.error)
+    return { hash: outcome.hash }
+  }
+
   /**
-   * Hands a transaction to the pool. Transactions travel in batches, one message and one reply each, with
-   * at most one batch at the producer at a time (Nagle's rule): what arrives meanwhile goes in the next
-   * batch, sent when the reply comes back. An idle node sends a transaction on the next turn of the event
-   * loop; under load a batch holds what arrived during one round trip. Each message wakes the other
-   * thread, which costs the sender more than the transaction's own intake on a busy host (a batch per
-   * turn of the event loop averaged 2 transactions under the bench's 64 senders; bench/README.md).
+   * The nonce of the sender's next transaction: its account's, past the transactions it has in the pool.
+   * Batched like submissions: wallets ask before every send, and a message per ask cost the main thread
+   * more than an eth_getTransactionCount at 'latest' costs in all.
    */
-  submit(tx: TxWire): Promise<{ hash: string }> {
+  pendingNonce(address: string): Promise<bigint> {
     if (this.exited) return Promise.reject(new Error('producer thread is not running'))
-    return new Promise((resolve, reject) => {
-      if (this.submitting.length === 0 && !this.submitInFlight) setImmediate(this.flushSubmits)
-      this.submitting.push({ tx, resolve, reject })
-    })
-  }
-
-  private readonly flushSubmits = (): void => {
-    const batch = this.submitting
-    if (batch.length === 0) return
-    this.submitting = []
-    this.submitInFlight = true
-    this.submits.batches++
-    this.submits.transactions += batch.length
-    const txs: TxWire[] = []
-    for (const item of batch) txs.push(item.tx)
-    this.request({ kind: 'submit', txs } as ToProducer).then(
-      (outcomes) => {
-        const results = outcomes as SubmitOutcome[]
-        for (let i = 0; i < batch.length; i++) {
-          const outcome = results[i]!
-          if (outcome.ok) batch[i]!.resolve({ hash: outcome.hash })
-          else batch[i]!.reject(fromShape(outcome.error))
-        }
-      },
-      (err: unknown) => {
-        for (const item of batch) item.reject(err)
-      },
-    ).finally(this.submitReplied)
-  }
-
-  private readonly submitReplied = (): void => {
-    this.submitInFlight = false
-    if (this.submitting.length > 0) setImmediate(this.flushSubmits)
-  }
-
-  /** The nonce of the sender's next transaction: its account's, past the transactions it has in the pool. */
-  async pendingNonce(address: string): Promise<bigint> {
-    return BigInt(await this.query<bigint>({ q: 'nonce', address }))
+    return this.nonces.add(address)
   }
 
   query<T>(query: PoolQuery): Promise<T> {

@@ -339,8 +339,8 @@ export class Producer {
         return this.pool.inspect()
       case 'contentFrom':
         return this.pool.contentFrom(query.address)
-      case 'nonce':
-        return this.pool.pendingNonce(query.address, await this.reader.getNonce(query.address))
+      case 'nonces':
+        return Promise.all(query.addresses.map(async (address) => this.pool.pendingNonce(address, await this.reader.getNonce(address))))
       case 'get': {
         const ptx = this.pool.get(query.hash)
         return ptx === undefined ? null : toWire(ptx)

@@ -11,7 +11,7 @@ export interface NodeSources {
   head(): HeadInfo
   txpoolStatus(): Promise<{ pending: number; queued: number }>
   /** Structurally ProducerClient.submits: totals kept by the client, read at scrape time. */
-  producerSubmits: { readonly batches: number; readonly transactions: number }
+  producerSubmits: { readonly batches: number; readonly items: number }
   /** Structurally ExecPool: its stats are read at scrape time, its observer is set to the metrics. */
   callPool: { readonly stats: CallPoolStats; observer: ExecPoolObserver | undefined }
   ws?: WsSources

@@ -64,7 +64,7 @@ export class TxPoolMetrics {
   }
 
   /** How submitted transactions travel to the producer thread: messages, and the transactions they carried. */
-  bindSubmits(submits: { readonly batches: number; readonly transactions: number }): void {
+  bindSubmits(submits: { readonly batches: number; readonly items: number }): void {
     this.register.externalCounter({
       name: 'keel_txpool_submit_batches_total',
       help: 'Messages that carried submitted transactions to the block producer thread (one at a time; what arrives meanwhile waits for the next)',
@@ -73,7 +73,7 @@ export class TxPoolMetrics {
     this.register.externalCounter({
       name: 'keel_txpool_submit_batched_transactions_total',
       help: 'Transactions those messages carried (divided by keel_txpool_submit_batches_total: the batch size)',
-      read: () => submits.transactions,
+      read: () => submits.items,
     })
   }
 

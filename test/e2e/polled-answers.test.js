@@ -1,0 +1,203 @@
+// What wallets and dapps poll, answered from what the node keeps between calls, must stay what it would
+// compute afresh: eth_getCode (one answer per code, shared by every contract with that code and by every
+// request id), eth_feeHistory (answers kept by range and percentiles, rewards kept with each block for the
+// last percentiles asked) and eth_getTransactionCount at 'pending' (asks from many clients travel to the
+// producer together). The rewards are checked against geth's algorithm computed here from the blocks and
+// receipts, on a block built so that geth's whole-gas threshold and a fractional one pick different tips.
+
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import { ContractFactory, Interface, JsonRpcProvider, Wallet, toQuantity } from 'ethers'
+import { compile } from '../helpers/contracts.js'
+import { CHAIN_ID, DEV_ADDRESSES, DEV_KEYS, startNode } from '../helpers/node.js'
+import { rawPost, rpc, rpcBatch, rpcResult, sleep, waitForReceipt } from '../helpers/rpc.js'
+
+const GWEI = 10n ** 9n
+let node
+let provider
+let Storage
+const deployed = []
+
+before(async () => {
+  node = await startNode({ blockTime: 2 })
+  provider = new JsonRpcProvider(node.url, CHAIN_ID, { staticNetwork: true, pollingInterval: 200 })
+  Storage = compile().Storage
+  const deployer = new Wallet(DEV_KEYS[0], provider)
+  for (let i = 0; i < 2; i++) {
+    const contract = await new ContractFactory(Storage.abi, Storage.bytecode, deployer).deploy()
+    const receipt = await contract.deploymentTransaction().wait()
+    deployed.push({ address: await contract.getAddress(), blockNumber: receipt.blockNumber })
+  }
+})
+
+after(async () => {
+  provider?.destroy()
+  await node?.stop()
+})
+
+test('eth_getCode: contracts with the same code, any request id, and the block before deployment', async () => {
+  const [a, b] = deployed
+  for (let round = 0; round < 2; round++) {
+    assert.equal(await rpcResult(node.url, 'eth_getCode', [a.address, 'latest']), Storage.deployedBytecode)
+    assert.equal(await rpcResult(node.url, 'eth_getCode', [b.address, 'latest']), Storage.deployedBytecode)
+  }
+  // one batch, ids of each kind: every answer carries its own id
+  const batch = [
+    { jsonrpc: '2.0', id: 7, method: 'eth_getCode', params: [a.address, 'latest'] },
+    { jsonrpc: '2.0', id: 'seven', method: 'eth_getCode', params: [b.address, 'latest'] },
+    { jsonrpc: '2.0', id: null, method: 'eth_getCode', params: [a.address, toQuantity(a.blockNumber)] },
+    { jsonrpc: '2.0', id: 8, method: 'eth_getCode', params: [a.address, toQuantity(a.blockNumber - 1)] },
+    { jsonrpc: '2.0', id: 9, method: 'eth_getCode', params: [DEV_ADDRESSES[1], 'latest'] },
+  ]
+  const { json } = await rawPost(node.url, batch)
+  assert.deepEqual(json, [
+    { jsonrpc: '2.0', id: 7, result: Storage.deployedBytecode },
+    { jsonrpc: '2.0', id: 'seven', result: Storage.deployedBytecode },
+    { jsonrpc: '2.0', id: null, result: Storage.deployedBytecode },
+    { jsonrpc: '2.0', id: 8, result: '0x' },
+    { jsonrpc: '2.0', id: 9, result: '0x' },
+  ])
+})
+
+/** geth's eth/gasprice processBlock: tips sorted, weighted by gas used, threshold cut to whole gas. */
+async function gethRewards(blockNumber, percentiles) {
+  const block = await rpcResult(node.url, 'eth_getBlockByNumber', [toQuantity(blockNumber), true])
+  const receipts = await rpcResult(node.url, 'eth_getBlockReceipts', [toQuantity(blockNumber)])
+  if (block.transactions.length === 0) return percentiles.map(() => '0x0')
+  const baseFee = BigInt(block.baseFeePerGas)
+  const sorted = block.transactions
+    .map((tx, i) => {
+      const tip = tx.maxPriorityFeePerGas !== undefined
+        ? (BigInt(tx.maxPriorityFeePerGas) < BigInt(tx.maxFeePerGas) - baseFee ? BigInt(tx.maxPriorityFeePerGas) : BigInt(tx.maxFeePerGas) - baseFee)
+        : BigInt(tx.gasPrice) - baseFee
+      return { tip, gas: Number(BigInt(receipts[i].gasUsed)) }
+    })
+    .sort((x, y) => (x.tip < y.tip ? -1 : x.tip > y.tip ? 1 : 0))
+  const total = Number(BigInt(block.gasUsed))
+  let i = 0
+  let sum = sorted[0].gas
+  return percentiles.map((p) => {
+    const threshold = Math.floor((total * p) / 100)
+    while (sum < threshold && i < sorted.length - 1) sum += sorted[++i].gas
+    return toQuantity(sorted[i].tip)
+  })
+}
+
+/** A plain transfer at 1 gwei tip and a contract call at 2 gwei, sealed in one block. */
+async function twoTipBlock() {
+  const transferer = new Wallet(DEV_KEYS[2])
+  const caller = new Wallet(DEV_KEYS[3])
+  const data = new Interface(Storage.abi).encodeFunctionData('set', [987654321n])
+  for (let attempt = 0; attempt < 4; attempt++) {
+    // right after a block is sealed, so that both wait in the pool for the same next block
+    const head = BigInt(await rpcResult(node.url, 'eth_blockNumber'))
+    while (BigInt(await rpcResult(node.url, 'eth_blockNumber')) === head) await sleep(20)
+    const [n1, n2] = await rpcBatch(node.url, [
+      ['eth_getTransactionCount', [transferer.address, 'pending']],
+      ['eth_getTransactionCount', [caller.address, 'pending']],
+    ])
+    const fees = { type: 2, chainId: CHAIN_ID, maxFeePerGas: 100n * GWEI }
+    const raws = [
+      await transferer.signTransaction({ ...fees, nonce: Number(n1), to: DEV_ADDRESSES[9], value: 1n, gasLimit: 21_000n, maxPriorityFeePerGas: GWEI }),
+      await caller.signTransaction({ ...fees, nonce: Number(n2), to: deployed[0].address, data, gasLimit: 100_000n, maxPriorityFeePerGas: 2n * GWEI }),
+    ]
+    const hashes = await rpcBatch(node.url, raws.map((raw) => ['eth_sendRawTransaction', [raw]]))
+    const receipts = [await waitForReceipt(node.url, hashes[0]), await waitForReceipt(node.url, hashes[1])]
+    if (receipts[0].blockNumber === receipts[1].blockNumber) return { number: BigInt(receipts[0].blockNumber), receipts }
+  }
+  throw new Error('could not get both transactions into one block')
+}
+
+test('eth_feeHistory: rewards as geth computes them, for each set of percentiles, asked again and again', async () => {
+  const { number, receipts } = await twoTipBlock()
+  const total = Number(BigInt(receipts[0].gasUsed) + BigInt(receipts[1].gasUsed))
+  // the threshold lands on 21,000.5 gas: geth cuts it to 21,000, which the transfer (1 gwei) covers
+  const edge = (21_000.5 * 100) / total
+  const setA = [edge, 50, 100]
+  const setB = [0, 10, 90]
+  const at = toQuantity(number)
+  const first = await rpcResult(node.url, 'eth_feeHistory', ['0x1', at, setA])
+  assert.deepEqual(first.reward, [await gethRewards(number, setA)])
+  assert.deepEqual(first.reward[0], [toQuantity(GWEI), toQuantity(2n * GWEI), toQuantity(2n * GWEI)])
+  const other = await rpcResult(node.url, 'eth_feeHistory', ['0x1', at, setB])
+  assert.deepEqual(other.reward, [await gethRewards(number, setB)])
+  assert.deepEqual(await rpcResult(node.url, 'eth_feeHistory', ['0x1', at, setA]), first)
+
+  // a range holding the block, asked three times with each set
+  const wide = toQuantity(number + 1n)
+  await waitForBlockNumber(number + 1n)
+  const expectedA = []
+  const expectedB = []
+  for (let n = number - 2n; n <= number + 1n; n++) {
+    expectedA.push(await gethRewards(n, setA))
+    expectedB.push(await gethRewards(n, setB))
+  }
+  for (let round = 0; round < 3; round++) {
+    const a = await rpcResult(node.url, 'eth_feeHistory', ['0x4', wide, setA])
+    const b = await rpcResult(node.url, 'eth_feeHistory', ['0x4', wide, setB])
+    assert.equal(a.oldestBlock, toQuantity(number - 2n))
+    assert.deepEqual(a.reward, expectedA)
+    assert.deepEqual(b.reward, expectedB)
+    for (let k = 0; k < 4; k++) {
+      const block = await rpcResult(node.url, 'eth_getBlockByNumber', [toQuantity(number - 2n + BigInt(k)), false])
+      assert.equal(a.baseFeePerGas[k], block.baseFeePerGas)
+      assert.equal(a.gasUsedRatio[k], Number(BigInt(block.gasUsed)) / Number(BigInt(block.gasLimit)))
+    }
+    assert.deepEqual({ ...b, reward: undefined }, { ...a, reward: undefined })
+  }
+  // the same range without percentiles has no rewards, and the next block's base fee last
+  const bare = await rpcResult(node.url, 'eth_feeHistory', ['0x4', wide])
+  assert.equal('reward' in bare, false)
+  await waitForBlockNumber(number + 2n)
+  const next = await rpcResult(node.url, 'eth_getBlockByNumber', [toQuantity(number + 2n), false])
+  assert.equal(bare.baseFeePerGas[4], next.baseFeePerGas)
+})
+
+test("eth_feeHistory at 'latest' follows the head", async () => {
+  const seen = new Set()
+  for (let i = 0; i < 3; i++) {
+    const head = BigInt(await rpcResult(node.url, 'eth_blockNumber'))
+    const latest = await rpcResult(node.url, 'eth_feeHistory', ['0x2', 'latest', [50]])
+    if (BigInt(latest.oldestBlock) === head - 1n) {
+      assert.deepEqual(latest, await rpcResult(node.url, 'eth_feeHistory', ['0x2', toQuantity(head), [50]]))
+    }
+    seen.add(latest.oldestBlock)
+    await waitForBlockNumber(head + 1n)
+  }
+  assert.ok(seen.size >= 2, `the oldest block moved with the head: ${[...seen]}`)
+})
+
+async function waitForBlockNumber(target) {
+  const deadline = Date.now() + 20_000
+  while (BigInt(await rpcResult(node.url, 'eth_blockNumber')) < target) {
+    if (Date.now() > deadline) throw new Error(`no block ${target} in 20 s`)
+    await sleep(50)
+  }
+}
+
+test("eth_getTransactionCount at 'pending', asked by many clients at once and in one batch", async () => {
+  const sender = new Wallet(DEV_KEYS[5])
+  const start = Number(BigInt(await rpcResult(node.url, 'eth_getTransactionCount', [sender.address, 'pending'])))
+  const sign = (nonce) =>
+    sender.signTransaction({ type: 2, chainId: CHAIN_ID, nonce, to: DEV_ADDRESSES[9], value: 1n, gasLimit: 21_000n, maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: GWEI })
+  // two that follow on, one after a gap: the gapped one does not move the pending nonce
+  for (const nonce of [start, start + 1, start + 3]) await rpcResult(node.url, 'eth_sendRawTransaction', [await sign(nonce)])
+  const others = [DEV_ADDRESSES[6], DEV_ADDRESSES[7], '0x000000000000000000000000000000000000dEaD']
+  const expected = new Map([[sender.address, toQuantity(start + 2)]])
+  for (const address of others) expected.set(address, await rpcResult(node.url, 'eth_getTransactionCount', [address, 'latest']))
+  const asks = []
+  for (let i = 0; i < 40; i++) asks.push([...expected.keys()][i % expected.size])
+  const answers = await Promise.all(asks.map((address) => rpc(node.url, 'eth_getTransactionCount', [address, 'pending'])))
+  answers.forEach((answer, i) => assert.equal(answer.result, expected.get(asks[i]), `${asks[i]}: ${JSON.stringify(answer)}`))
+  const batched = await rpcBatch(node.url, asks.map((address) => ['eth_getTransactionCount', [address, 'pending']]))
+  batched.forEach((nonce, i) => assert.equal(nonce, expected.get(asks[i])))
+  // a bad address in the middle of a batch fails alone
+  const mixed = await rawPost(node.url, [
+    { jsonrpc: '2.0', id: 1, method: 'eth_getTransactionCount', params: [sender.address, 'pending'] },
+    { jsonrpc: '2.0', id: 2, method: 'eth_getTransactionCount', params: ['0x1234', 'pending'] },
+    { jsonrpc: '2.0', id: 3, method: 'eth_getTransactionCount', params: [others[0], 'pending'] },
+  ])
+  assert.equal(mixed.json[0].result, toQuantity(start + 2))
+  assert.equal(mixed.json[1].error.code, -32602)
+  assert.equal(mixed.json[2].result, expected.get(others[0]))
+})
