@@ -1,0 +1,70 @@
+// The reads wallets and dapps poll (per block, or before every send), Keel against anvil side by side as in
+// the macro bench: each method runs on Keel and right after on anvil, same load generator (autocannon, 32
+// connections), after both nodes mined the same native and ERC20 transfers. Prints req/s, server CPU per
+// call and Keel/anvil. Not part of `npm run bench` (which keeps to the issue's scenarios and CI's 3 minutes).
+//
+//   npm run build && node bench/macro/polled-reads.js               # 3 s per method and node
+//   node bench/macro/polled-reads.js --seconds 5 --only 'feeHistory|pending'
+
+import { parseArgs } from 'node:util'
+import { cpuMicros, startAnvil, startKeel } from './nodes.js'
+import { cannon, prepare, req, rpc, transfers } from './scenarios.js'
+
+const { values: opts } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, only: { type: 'string' } } })
+const seconds = Number(opts.seconds)
+const only = opts.only === undefined ? undefined : new RegExp(opts.only)
+
+/** [name, autocannon request options] for one node's chain (ctx from prepare + transfers). */
+function methods(ctx) {
+  const holder = ctx.senders[0].address
+  return [
+    ['eth_getBlockByNumber latest (hashes)', { body: req('eth_getBlockByNumber', ['latest', false]) }],
+    ['eth_feeHistory 20 blocks at latest, 2 percentiles', { body: req('eth_feeHistory', ['0x14', 'latest', [25, 75]]) }],
+    ['eth_gasPrice', { body: req('eth_gasPrice', []) }],
+    ['eth_maxPriorityFeePerGas', { body: req('eth_maxPriorityFeePerGas', []) }],
+    ["eth_getTransactionCount at 'pending'", { body: req('eth_getTransactionCount', [holder, 'pending']) }],
+    ['eth_getCode of the token', { body: req('eth_getCode', [ctx.token, 'latest']) }],
+    ['eth_getStorageAt of the token', { body: req('eth_getStorageAt', [ctx.token, '0x0', 'latest']) }],
+    ['eth_getTransactionByHash (mined transfers)', { bodies: ctx.mined.hashes.map((h) => req('eth_getTransactionByHash', [h])) }],
+    ['eth_getBlockReceipts latest', { body: req('eth_getBlockReceipts', ['latest']) }],
+    ['net_version', { body: req('net_version', []) }],
+  ]
+}
+
+const nodes = [await startKeel(), await startAnvil()]
+try {
+  const contexts = []
+  for (const node of nodes) {
+    const ctx = await prepare(node, true)
+    await transfers(node, ctx, 'native', 10)
+    await transfers(node, ctx, 'erc20', 10)
+    contexts.push(ctx)
+  }
+  const rows = []
+  const names = methods(contexts[0]).map(([name]) => name)
+  for (let m = 0; m < names.length; m++) {
+    if (only !== undefined && !only.test(names[m])) continue
+    const measured = []
+    for (let i = 0; i < nodes.length; i++) {
+      const [, request] = methods(contexts[i])[m]
+      const cpu0 = cpuMicros(nodes[i].pid)
+      const r = await cannon(nodes[i].url, { ...request, duration: seconds })
+      measured.push({ rate: r.value, cpu: (cpuMicros(nodes[i].pid) - cpu0) / r.calls, errors: r.errors })
+      await new Promise((resolve) => setTimeout(resolve, 300))
+    }
+    const [k, a] = measured
+    rows.push({
+      method: names[m],
+      keel: `${k.rate} req/s`,
+      anvil: `${a.rate} req/s`,
+      'keel/anvil': Number((k.rate / a.rate).toFixed(2)),
+      'CPU µs/call keel': Number(k.cpu.toFixed(1)),
+      'CPU µs/call anvil': Number(a.cpu.toFixed(1)),
+      'errors keel/anvil': `${k.errors}/${a.errors}`,
+    })
+  }
+  console.table(rows)
+  console.log(`blocks: keel ${Number(await rpc(nodes[0].url, 'eth_blockNumber'))}, anvil ${Number(await rpc(nodes[1].url, 'eth_blockNumber'))}`)
+} finally {
+  for (const node of nodes.reverse()) await node.stop()
+}
