@@ -8,7 +8,9 @@
 
 import { parseArgs } from 'node:util'
 import { cpuMicros, startAnvil, startKeel } from './nodes.js'
-import { cannon, prepare, req, rpc, transfers } from './scenarios.js'
+import { balanceOfData, cannon, prepare, req, rpc, transfers } from './scenarios.js'
+
+const toQuantity = (n) => `0x${n.toString(16)}`
 
 const { values: opts } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, only: { type: 'string' } } })
 const seconds = Number(opts.seconds)
@@ -28,6 +30,11 @@ function methods(ctx) {
     ['eth_getTransactionByHash (mined transfers)', { bodies: ctx.mined.hashes.map((h) => req('eth_getTransactionByHash', [h])) }],
     ['eth_getBlockReceipts latest', { body: req('eth_getBlockReceipts', ['latest']) }],
     ['net_version', { body: req('net_version', []) }],
+    ['eth_estimateGas of a plain transfer', { body: req('eth_estimateGas', [{ from: holder, to: ctx.senders[1].address, value: '0x1' }]) }],
+    ["eth_getBalance at 'pending'", { body: req('eth_getBalance', [holder, 'pending']) }],
+    ["eth_call balanceOf at 'pending'", { body: req('eth_call', [{ to: ctx.token, data: balanceOfData(holder) }, 'pending']) }],
+    ['eth_getLogs of the token, 10 blocks to latest', { body: req('eth_getLogs', [{ fromBlock: toQuantity(Math.max(0, ctx.lastMined - 9)), toBlock: 'latest', address: ctx.token }]) }],
+    ['eth_getBlockByNumber latest (full transactions)', { body: req('eth_getBlockByNumber', ['latest', true]) }],
   ]
 }
 
@@ -38,6 +45,7 @@ try {
     const ctx = await prepare(node, true)
     await transfers(node, ctx, 'native', 10)
     await transfers(node, ctx, 'erc20', 10)
+    ctx.lastMined = Math.max(...[...ctx.mined.blocks].map(Number))
     contexts.push(ctx)
   }
   const rows = []
