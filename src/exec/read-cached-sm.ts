@@ -40,6 +40,19 @@ function slotKeyOf(storageRoot: Uint8Array, key: Uint8Array): string {
   return bytesToUnprefixedHex(SLOT_KEY_BYTES)
 }
 
+/** A slot under a storage root the last block wrote: the value it wrote, or the one under the root before. */
+function inheritedSlot(shared: SharedReadCaches, rootHex: string, keyHex: string): Uint8Array | undefined {
+  const lineage = shared.lineage.get(rootHex)
+  if (lineage === undefined) return undefined
+  return lineage.changed.get(keyHex) ?? shared.slots.get(lineage.from + keyHex)
+}
+
+/** A slot's value under a storage root when the read caches know it; undefined means "read the trie". */
+export function cachedSlot(shared: SharedReadCaches, storageRoot: Uint8Array, key: Uint8Array): Uint8Array | undefined {
+  const slotKey = slotKeyOf(storageRoot, key)
+  return shared.slots.get(slotKey) ?? inheritedSlot(shared, slotKey.slice(0, 64), slotKey.slice(64))
+}
+
 export class ReadCachedStateManager extends ReadOnlyStateManager {
   constructor(
     opts: Options,
@@ -106,7 +119,7 @@ export class ReadCachedStateManager extends ReadOnlyStateManager {
     const slotKey = slotKeyOf(account.storageRoot, key)
     let value = this.shared.slots.get(slotKey)
     if (value === undefined) {
-      value = this.inheritedSlot(slotKey.slice(0, 64), slotKey.slice(64))
+      value = inheritedSlot(this.shared, slotKey.slice(0, 64), slotKey.slice(64))
       if (value === undefined) {
         const raw = await this.tries.get(account.storageRoot, this.keccak(key), this.storagePrefixOf(address))
         value = raw === null ? EMPTY : (RLP.decode(raw) as Uint8Array)
@@ -128,13 +141,6 @@ export class ReadCachedStateManager extends ReadOnlyStateManager {
       this.storagePrefixes.set(key, prefix)
     }
     return prefix
-  }
-
-  /** A slot under a storage root the last block wrote: the value it wrote, or the one under the root before. */
-  private inheritedSlot(rootHex: string, keyHex: string): Uint8Array | undefined {
-    const lineage = this.shared.lineage.get(rootHex)
-    if (lineage === undefined) return undefined
-    return lineage.changed.get(keyHex) ?? this.shared.slots.get(lineage.from + keyHex)
   }
 
   override async getCode(address: Address): Promise<Uint8Array> {

@@ -6,7 +6,7 @@
 import type { Common } from '@ethereumjs/common'
 import { createMPT } from '@ethereumjs/mpt'
 import { Caches, CacheType } from '@ethereumjs/statemanager'
-import { bytesToHex, bytesToUnprefixedHex, createAccountFromRLP, ValueEncoding } from '@ethereumjs/util'
+import { bytesToHex, bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, KECCAK256_RLP, ValueEncoding } from '@ethereumjs/util'
 import type { Account } from '@ethereumjs/util'
 import type { StateDiff } from '../chain/state-diff.js'
 import { AccountReadCache } from './read-cache.js'
@@ -16,7 +16,7 @@ import { serverError } from '../rpc/errors.js'
 import { sharedReadCaches } from './read-cache.js'
 import { LruMap } from '../util/lru.js'
 import type { SharedReadCaches } from './read-cache.js'
-import { ReadCachedStateManager } from './read-cached-sm.js'
+import { cachedSlot, ReadCachedStateManager } from './read-cached-sm.js'
 import { TrieReader } from '../chain/store/trie-reader.js'
 
 export interface StateReaderOptions {
@@ -36,6 +36,8 @@ export interface StateReaderOptions {
 // state, ~16 MiB of decoded trie nodes, ~3 MiB of raw ones (proofs), 8 MiB of code, ~4 MiB of
 // accounts per open root (~400 bytes each) and the slots (~450 bytes each).
 const RAW_NODES = 4096
+/** an absent slot (what the read caches hold for one: no bytes) */
+const NO_VALUE = new Uint8Array(0)
 
 export class StateReader {
   private readonly byRoot = new Map<string, Promise<ReadCachedStateManager>>()
@@ -98,6 +100,17 @@ export class StateReader {
   peekAccount(rootHex: string, address: string): Account | null | undefined {
     // caches are keyed by unprefixed lowercase address hex; RPC addresses are 0x + lowercase hex
     return this.accountCaches.get(rootHex)?.get(address.slice(2))
+  }
+
+  /**
+   * A storage slot at a root when the caches hold it and its account, without I/O or a promise (the value
+   * with leading zeros stripped); undefined when it has to be read.
+   */
+  peekStorage(rootHex: string, address: string, key: Uint8Array): Uint8Array | undefined {
+    const account = this.peekAccount(rootHex, address)
+    if (account === undefined) return undefined
+    if (account === null || equalsBytes(account.storageRoot, KECCAK256_RLP)) return NO_VALUE
+    return cachedSlot(this.shared, account.storageRoot, key)
   }
 
   /** The account cache of one root (created on first use; layered once the block's diff is known). */

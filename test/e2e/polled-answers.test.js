@@ -1,13 +1,13 @@
 // What wallets and dapps poll, answered from what the node keeps between calls, must stay what it would
 // compute afresh: eth_getCode (one answer per code, shared by every contract with that code and by every
 // request id), eth_feeHistory (answers kept by range and percentiles, rewards kept with each block for the
-// last percentiles asked) and eth_getTransactionCount at 'pending' (asks from many clients travel to the
-// producer together). The rewards are checked against geth's algorithm computed here from the blocks and
+// last percentiles asked), eth_getStorageAt at 'latest' (from the read caches, without a promise) and
+// eth_getTransactionCount at 'pending' (asks from many clients travel to the producer together). The rewards are checked against geth's algorithm computed here from the blocks and
 // receipts, on a block built so that geth's whole-gas threshold and a fractional one pick different tips.
 
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { ContractFactory, Interface, JsonRpcProvider, Wallet, toQuantity } from 'ethers'
+import { Contract, ContractFactory, Interface, JsonRpcProvider, Wallet, toBeHex, toQuantity, zeroPadValue } from 'ethers'
 import { compile } from '../helpers/contracts.js'
 import { CHAIN_ID, DEV_ADDRESSES, DEV_KEYS, startNode } from '../helpers/node.js'
 import { rawPost, rpc, rpcBatch, rpcResult, sleep, waitForReceipt } from '../helpers/rpc.js'
@@ -174,6 +174,31 @@ async function waitForBlockNumber(target) {
     await sleep(50)
   }
 }
+
+test("eth_getStorageAt at 'latest', asked again and again, follows each block's writes", async () => {
+  const writer = new Wallet(DEV_KEYS[4], provider)
+  const contract = new Contract(deployed[1].address, Storage.abi, writer)
+  const slot = (v) => zeroPadValue(toBeHex(v), 32)
+  const at = []
+  for (const value of [5n, 0n, 2n ** 255n + 7n]) {
+    const receipt = await (await contract.set(value)).wait()
+    at.push(receipt.blockNumber)
+    for (let i = 0; i < 3; i++) {
+      const [latest, inBlock] = await rpcBatch(node.url, [
+        ['eth_getStorageAt', [deployed[1].address, '0x0', 'latest']],
+        ['eth_getStorageAt', [deployed[1].address, '0x0', toQuantity(receipt.blockNumber)]],
+      ])
+      assert.equal(inBlock, slot(value))
+      // 'latest' may have moved on by a block, never past a write of this test
+      assert.equal(latest, slot(value))
+    }
+  }
+  assert.equal(await rpcResult(node.url, 'eth_getStorageAt', [deployed[1].address, '0x0', toQuantity(at[0])]), slot(5n))
+  assert.equal(await rpcResult(node.url, 'eth_getStorageAt', [deployed[1].address, '0x0', toQuantity(at[1])]), slot(0n))
+  // slots never written, of a contract and of an account without code
+  assert.equal(await rpcResult(node.url, 'eth_getStorageAt', [deployed[1].address, '0x1', 'latest']), slot(0n))
+  assert.equal(await rpcResult(node.url, 'eth_getStorageAt', [DEV_ADDRESSES[8], '0x0', 'latest']), slot(0n))
+})
 
 test("eth_getTransactionCount at 'pending', asked by many clients at once and in one batch", async () => {
   const sender = new Wallet(DEV_KEYS[5])

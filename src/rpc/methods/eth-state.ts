@@ -117,13 +117,14 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
       const sm = await smAt(p.blockSelector(params[1], 1, { optional: true }))
       return codeJson(await sm.getCode(toAddress(address)))
     },
-    eth_getStorageAt: async (params) => {
+    eth_getStorageAt: (params) => {
       p.expectParams(params, 2, 3)
       const address = p.address(params[0], 0)
       const slot = gethStorageKey(params[1], 1, 'unable to decode storage key: ')
-      const sm = await smAt(p.blockSelector(params[2], 2, { optional: true }))
-      const value = await sm.getStorage(toAddress(address), slot)
-      return bytesToHex(setLengthLeft(value, 32))
+      const selector = p.blockSelector(params[2], 2, { optional: true })
+      const known = selector.kind === 'tag' && selector.tag === 'latest' ? state.peekStorage(view.head.stateRoot, address, slot) : undefined
+      if (known !== undefined) return bytesToHex(setLengthLeft(known, 32))
+      return smAt(selector).then(async (sm) => bytesToHex(setLengthLeft(await sm.getStorage(toAddress(address), slot), 32)))
     },
     eth_getStorageValues: async (params) => {
       p.expectParams(params, 1, 2)
