@@ -167,6 +167,34 @@ test("eth_feeHistory at 'latest' follows the head", async () => {
   assert.ok(seen.size >= 2, `the oldest block moved with the head: ${[...seen]}`)
 })
 
+test("eth_feeHistory's argument errors, in geth's order, codes and words", async () => {
+  const head = BigInt(await rpcResult(node.url, 'eth_blockNumber'))
+  const error = async (params) => (await rpc(node.url, 'eth_feeHistory', params)).error
+  // decoding the arguments: invalid params
+  assert.deepEqual(await error(['0x2', 'latest', 'x']), { code: -32602, message: 'invalid argument 2: json: cannot unmarshal string into Go value of type []float64' })
+  assert.deepEqual(await error(['0x2', 'latest', [10, '20']]), { code: -32602, message: 'invalid argument 2: json: cannot unmarshal string into Go value of type float64' })
+  // no blocks asked: an empty history, whatever the percentiles or the range
+  for (const params of [['0x0', 'latest', [90, 10]], ['0x0', toQuantity(head + 1000n), [101]]]) {
+    const empty = await rpcResult(node.url, 'eth_feeHistory', params)
+    assert.equal(empty.oldestBlock, '0x0')
+    assert.deepEqual(empty.gasUsedRatio, [])
+  }
+  // the percentiles and the range: plain errors in geth (-32000), percentiles printed with %f
+  assert.deepEqual(await error(['0x2', 'latest', Array.from({ length: 101 }, (_, i) => i / 2)]), { code: -32000, message: 'invalid reward percentile: over the query limit 100' })
+  assert.deepEqual(await error(['0x2', 'latest', [10, 100.5]]), { code: -32000, message: 'invalid reward percentile: 100.500000' })
+  assert.deepEqual(await error(['0x2', 'latest', [-1]]), { code: -32000, message: 'invalid reward percentile: -1.000000' })
+  assert.deepEqual(await error(['0x2', 'latest', [75, 25]]), { code: -32000, message: 'invalid reward percentile: #0:75.000000 > #1:25.000000' })
+  const beyond = await error(['0x2', toQuantity(head + 1000n), [50]])
+  assert.equal(beyond.code, -32000)
+  assert.match(beyond.message, new RegExp(`^request beyond head block: requested ${head + 1000n}, head \\d+$`))
+  // a null percentile reads as 0, equal percentiles are allowed, 100 of them are
+  const nulls = await rpcResult(node.url, 'eth_feeHistory', ['0x1', toQuantity(head), [null, 0, 50, 50]])
+  const zeros = await rpcResult(node.url, 'eth_feeHistory', ['0x1', toQuantity(head), [0, 0, 50, 50]])
+  assert.deepEqual(nulls, zeros)
+  const hundred = await rpcResult(node.url, 'eth_feeHistory', ['0x1', toQuantity(head), Array.from({ length: 100 }, (_, i) => i)])
+  assert.equal(hundred.reward[0].length, 100)
+})
+
 async function waitForBlockNumber(target) {
   const deadline = Date.now() + 20_000
   while (BigInt(await rpcResult(node.url, 'eth_blockNumber')) < target) {

@@ -5,7 +5,7 @@ import type { BlockRecord } from '../../chain/view.js'
 import { LruMap } from '../../util/lru.js'
 import { RawJson } from '../context.js'
 import type { MethodHandler } from '../context.js'
-import { invalidParams } from '../errors.js'
+import { invalidParams, serverError } from '../errors.js'
 import { quantity } from '../hex.js'
 import * as p from '../params.js'
 import { refToNumber } from './deps.js'
@@ -15,6 +15,8 @@ import type { TipOracle } from './tip-oracle.js'
 import type { MethodDeps } from './deps.js'
 
 const MAX_FEE_HISTORY = 1024
+/** geth's maxQueryLimit for reward percentiles */
+const MAX_PERCENTILES = 100
 /** eth_feeHistory answers kept, by JSON size; one answer is kept only when it is small */
 const ANSWER_CACHE_CHARS = 4 << 20
 const MAX_CACHED_ANSWER = 64 << 10
@@ -45,21 +47,13 @@ export function feeMethods(deps: MethodDeps, tips: TipOracle): Record<string, Me
       p.expectParams(params, 2, 3)
       const count = Number(p.hexOrDecimal64(params[0], 0))
       const newestRef = p.blockTag(params[1], 1)
-      let percentiles: number[] | undefined
-      if (params[2] !== undefined && params[2] !== null) {
-        if (!Array.isArray(params[2])) throw invalidParams('invalid argument 2: expected an array of percentiles')
-        percentiles = params[2].map((v, i) => {
-          if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 100)
-            throw invalidParams(`invalid reward percentile: ${String(v)}`)
-          if (i > 0 && v < (params[2] as number[])[i - 1]) throw invalidParams(`invalid reward percentile: #${i - 1}:${(params[2] as number[])[i - 1]} > #${i}:${v}`)
-          return v
-        })
-        if (percentiles.length > 100) throw invalidParams(`too many reward percentiles: ${percentiles.length}`)
-      }
+      const percentiles = rewardPercentiles(params[2])
+      // geth answers an empty history for no blocks before it looks at the percentiles or the range
+      if (count === 0) return emptyHistory()
+      if (percentiles !== undefined) checkPercentiles(percentiles)
       const newest = refToNumber(view, newestRef)
-      if (newest === undefined) throw invalidParams(`request beyond head block: requested ${newestRef.kind === 'number' ? newestRef.number : newestRef.tag}, head ${view.head.number}`)
+      if (newest === undefined) throw serverError(`request beyond head block: requested ${newestRef.kind === 'number' ? newestRef.number : newestRef.tag}, head ${view.head.number}`)
       const blocks = Math.min(count, MAX_FEE_HISTORY, Number(newest) + 1)
-      if (blocks === 0) return { oldestBlock: '0x0', baseFeePerGas: [], gasUsedRatio: [], baseFeePerBlobGas: [], blobGasUsedRatio: [] }
       const oldest = newest - BigInt(blocks) + 1n
       const percentilesKey = percentiles?.join(',')
       // blocks are final (the chain never reorganises), so an answer stands for its range and percentiles
@@ -96,6 +90,37 @@ export function feeMethods(deps: MethodDeps, tips: TipOracle): Record<string, Me
     },
   }
 }
+
+const emptyHistory = () => ({ oldestBlock: '0x0', baseFeePerGas: [], gasUsedRatio: [], baseFeePerBlobGas: [], blobGasUsedRatio: [] })
+
+/** The percentiles argument as geth decodes it ([]float64: a null element is 0, null or absent is none). */
+function rewardPercentiles(v: unknown): number[] | undefined {
+  if (v === undefined || v === null) return undefined
+  if (!Array.isArray(v)) throw invalidParams(`invalid argument 2: json: cannot unmarshal ${p.jsonKind(v)} into Go value of type []float64`)
+  const out: number[] = new Array(v.length)
+  for (let i = 0; i < v.length; i++) {
+    const x: unknown = v[i]
+    if (x === null) out[i] = 0
+    else if (typeof x === 'number' && Number.isFinite(x)) out[i] = x
+    else throw invalidParams(`invalid argument 2: json: cannot unmarshal ${p.jsonKind(x)} into Go value of type float64`)
+  }
+  return out
+}
+
+/** geth's checks of the percentiles, in its order and words (plain errors there: code -32000). */
+function checkPercentiles(percentiles: number[]): void {
+  if (percentiles.length > MAX_PERCENTILES) throw serverError(`invalid reward percentile: over the query limit ${MAX_PERCENTILES}`)
+  for (let i = 0; i < percentiles.length; i++) {
+    const pct = percentiles[i]!
+    if (pct < 0 || pct > 100) throw serverError(`invalid reward percentile: ${goFloat(pct)}`)
+    if (i > 0 && pct < percentiles[i - 1]!) {
+      throw serverError(`invalid reward percentile: #${i - 1}:${goFloat(percentiles[i - 1]!)} > #${i}:${goFloat(pct)}`)
+    }
+  }
+}
+
+/** Go's %f: six decimals. */
+const goFloat = (v: number): string => v.toFixed(6)
 
 /** A block's own entries of an eth_feeHistory answer (and of the next block's fees), made once per block. */
 interface FeeRow {
