@@ -51,13 +51,15 @@ export function feeMethods(deps: MethodDeps, tips: TipOracle): Record<string, Me
       // geth answers an empty history for no blocks before it looks at the percentiles or the range
       if (count === 0) return emptyHistory()
       if (percentiles !== undefined) checkPercentiles(percentiles)
+      // no percentiles asked (none, or an empty list): geth leaves the reward field out
+      const rewardsAt = percentiles !== undefined && percentiles.length > 0 ? percentiles : undefined
       const newest = refToNumber(view, newestRef)
       if (newest === undefined) throw serverError(`request beyond head block: requested ${newestRef.kind === 'number' ? newestRef.number : newestRef.tag}, head ${view.head.number}`)
       const blocks = Math.min(count, MAX_FEE_HISTORY, Number(newest) + 1)
       const oldest = newest - BigInt(blocks) + 1n
-      const percentilesKey = percentiles?.join(',')
+      const percentilesKey = rewardsAt?.join(',') ?? 'none'
       // blocks are final (the chain never reorganises), so an answer stands for its range and percentiles
-      const answerKey = `${oldest}-${newest}-${percentilesKey ?? 'none'}`
+      const answerKey = `${oldest}-${newest}-${percentilesKey}`
       const cached = answers.get(answerKey)
       if (cached !== undefined) return cached
       const baseFeePerGas: string[] = []
@@ -75,15 +77,14 @@ export function feeMethods(deps: MethodDeps, tips: TipOracle): Record<string, Me
         baseFeePerBlobGas.push(row.blobBaseFee)
         gasUsedRatio.push(row.gasUsedRatio)
         blobGasUsedRatio.push(0)
-        if (percentiles !== undefined) reward.push(rewardsFor(block, percentiles, percentilesKey!))
+        if (rewardsAt !== undefined) reward.push(rewardsFor(block, rewardsAt, percentilesKey))
       }
       if (last !== undefined) {
         baseFeePerGas.push(last.nextBaseFee)
         baseFeePerBlobGas.push(last.nextBlobBaseFee)
       }
       const out: Record<string, unknown> = { oldestBlock: quantity(oldest), baseFeePerGas, gasUsedRatio, baseFeePerBlobGas, blobGasUsedRatio }
-      // geth leaves reward out unless percentiles were asked for
-      if (percentiles !== undefined && percentiles.length > 0) out.reward = reward
+      if (rewardsAt !== undefined) out.reward = reward
       const answer = new RawJson(JSON.stringify(out))
       if (gasUsedRatio.length === blocks && answer.json.length <= MAX_CACHED_ANSWER) answers.set(answerKey, answer)
       return answer

@@ -51,9 +51,10 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
     const block = await resolveStateBlock(view, selector)
     return state.at(block.header.stateRoot)
   }
+  const isLatest = (selector: p.BlockSelector) => selector.kind === 'tag' && selector.tag === 'latest'
   /** An account at 'latest' that the head's cache already holds: answered without a promise. */
   const latestAccount = (selector: p.BlockSelector, address: string) =>
-    selector.kind === 'tag' && selector.tag === 'latest' ? state.peekAccount(view.head.stateRoot, address) : undefined
+    isLatest(selector) ? state.peekAccount(view.head.stateRoot, address) : undefined
   return {
     eth_chainId: (params) => {
       p.expectParams(params, 0, 0)
@@ -122,7 +123,7 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
       const address = p.address(params[0], 0)
       const slot = gethStorageKey(params[1], 1, 'unable to decode storage key: ')
       const selector = p.blockSelector(params[2], 2, { optional: true })
-      const known = selector.kind === 'tag' && selector.tag === 'latest' ? state.peekStorage(view.head.stateRoot, address, slot) : undefined
+      const known = isLatest(selector) ? state.peekStorage(view.head.stateRoot, address, slot) : undefined
       if (known !== undefined) return bytesToHex(setLengthLeft(known, 32))
       return smAt(selector).then(async (sm) => bytesToHex(setLengthLeft(await sm.getStorage(toAddress(address), slot), 32)))
     },
