@@ -8,9 +8,8 @@
 
 import { parseArgs } from 'node:util'
 import { cpuMicros, startAnvil, startKeel } from './nodes.js'
+import { toQuantity } from 'ethers'
 import { balanceOfData, cannon, prepare, req, rpc, transfers } from './scenarios.js'
-
-const toQuantity = (n) => `0x${n.toString(16)}`
 
 const { values: opts } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, only: { type: 'string' } } })
 const seconds = Number(opts.seconds)

@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test'
 import { Contract, ContractFactory, Interface, JsonRpcProvider, Wallet, toBeHex, toQuantity, zeroPadValue } from 'ethers'
 import { compile } from '../helpers/contracts.js'
 import { CHAIN_ID, DEV_ADDRESSES, DEV_KEYS, startNode } from '../helpers/node.js'
-import { rawPost, rpc, rpcBatch, rpcResult, sleep, waitForReceipt } from '../helpers/rpc.js'
+import { rawPost, rpc, rpcBatch, rpcResult, waitForBlock, waitForReceipt } from '../helpers/rpc.js'
 
 const GWEI = 10n ** 9n
 let node
@@ -90,8 +90,7 @@ async function twoTipBlock() {
   const data = new Interface(Storage.abi).encodeFunctionData('set', [987654321n])
   for (let attempt = 0; attempt < 4; attempt++) {
     // right after a block is sealed, so that both wait in the pool for the same next block
-    const head = BigInt(await rpcResult(node.url, 'eth_blockNumber'))
-    while (BigInt(await rpcResult(node.url, 'eth_blockNumber')) === head) await sleep(20)
+    await waitForBlock(node.url, BigInt(await rpcResult(node.url, 'eth_blockNumber')) + 1n)
     const [n1, n2] = await rpcBatch(node.url, [
       ['eth_getTransactionCount', [transferer.address, 'pending']],
       ['eth_getTransactionCount', [caller.address, 'pending']],
@@ -125,7 +124,7 @@ test('eth_feeHistory: rewards as geth computes them, for each set of percentiles
 
   // a range holding the block, asked three times with each set
   const wide = toQuantity(number + 1n)
-  await waitForBlockNumber(number + 1n)
+  await waitForBlock(node.url, number + 1n)
   const expectedA = []
   const expectedB = []
   for (let n = number - 2n; n <= number + 1n; n++) {
@@ -148,7 +147,7 @@ test('eth_feeHistory: rewards as geth computes them, for each set of percentiles
   // the same range without percentiles has no rewards, and the next block's base fee last
   const bare = await rpcResult(node.url, 'eth_feeHistory', ['0x4', wide])
   assert.equal('reward' in bare, false)
-  await waitForBlockNumber(number + 2n)
+  await waitForBlock(node.url, number + 2n)
   const next = await rpcResult(node.url, 'eth_getBlockByNumber', [toQuantity(number + 2n), false])
   assert.equal(bare.baseFeePerGas[4], next.baseFeePerGas)
 })
@@ -162,7 +161,7 @@ test("eth_feeHistory at 'latest' follows the head", async () => {
       assert.deepEqual(latest, await rpcResult(node.url, 'eth_feeHistory', ['0x2', toQuantity(head), [50]]))
     }
     seen.add(latest.oldestBlock)
-    await waitForBlockNumber(head + 1n)
+    await waitForBlock(node.url, head + 1n)
   }
   assert.ok(seen.size >= 2, `the oldest block moved with the head: ${[...seen]}`)
 })
@@ -194,14 +193,6 @@ test("eth_feeHistory's argument errors, in geth's order, codes and words", async
   const hundred = await rpcResult(node.url, 'eth_feeHistory', ['0x1', toQuantity(head), Array.from({ length: 100 }, (_, i) => i)])
   assert.equal(hundred.reward[0].length, 100)
 })
-
-async function waitForBlockNumber(target) {
-  const deadline = Date.now() + 20_000
-  while (BigInt(await rpcResult(node.url, 'eth_blockNumber')) < target) {
-    if (Date.now() > deadline) throw new Error(`no block ${target} in 20 s`)
-    await sleep(50)
-  }
-}
 
 test("eth_getStorageAt at 'latest', asked again and again, follows each block's writes", async () => {
   const writer = new Wallet(DEV_KEYS[4], provider)
