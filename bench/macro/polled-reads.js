@@ -34,6 +34,19 @@ function methods(ctx) {
     ["eth_call balanceOf at 'pending'", { body: req('eth_call', [{ to: ctx.token, data: balanceOfData(holder) }, 'pending']) }],
     ['eth_getLogs of the token, 10 blocks to latest', { body: req('eth_getLogs', [{ fromBlock: toQuantity(Math.max(0, ctx.lastMined - 9)), toBlock: 'latest', address: ctx.token }]) }],
     ['eth_getBlockByNumber latest (full transactions)', { body: req('eth_getBlockByNumber', ['latest', true]) }],
+    // a wallet polls its sent transaction's receipt until it is mined: null until then
+    ['eth_getTransactionReceipt of an unknown hash', { body: req('eth_getTransactionReceipt', [`0x${'ab'.repeat(32)}`]) }],
+    ['eth_getBlockByHash (blocks of the transfers)', { bodies: ctx.minedBlockHashes.map((h) => req('eth_getBlockByHash', [h, false])) }],
+    // ethers' and web3.js's HTTP providers poll filters for new blocks and contract events
+    ['eth_getFilterChanges of a block filter', { body: req('eth_getFilterChanges', [ctx.blockFilter]) }],
+    ['eth_getFilterChanges of a log filter (token)', { body: req('eth_getFilterChanges', [ctx.logFilter]) }],
+    ['eth_getBlockTransactionCountByNumber latest', { body: req('eth_getBlockTransactionCountByNumber', ['latest']) }],
+    ['eth_getTransactionByBlockNumberAndIndex', { bodies: ctx.mined.hashes.length > 0 ? [...ctx.mined.blocks].map((b) => req('eth_getTransactionByBlockNumberAndIndex', [b, '0x0'])) : [] }],
+    ['eth_syncing', { body: req('eth_syncing', []) }],
+    ['web3_clientVersion', { body: req('web3_clientVersion', []) }],
+    ['eth_createAccessList of balanceOf', { body: req('eth_createAccessList', [{ from: holder, to: ctx.token, data: balanceOfData(holder) }, 'latest']) }],
+    ['eth_getProof of the token, one slot', { body: req('eth_getProof', [ctx.token, ['0x0'], 'latest']) }],
+    ['debug_traceTransaction of a token transfer', { bodies: ctx.tokenTransfers.map((h) => req('debug_traceTransaction', [h])) }],
   ]
 }
 
@@ -43,8 +56,14 @@ try {
   for (const node of nodes) {
     const ctx = await prepare(node, true)
     await transfers(node, ctx, 'native', 10)
+    const nativeCount = ctx.mined.hashes.length
     await transfers(node, ctx, 'erc20', 10)
+    ctx.tokenTransfers = ctx.mined.hashes.slice(nativeCount, nativeCount + 64)
     ctx.lastMined = Math.max(...[...ctx.mined.blocks].map(Number))
+    ctx.minedBlockHashes = []
+    for (const b of ctx.mined.blocks) ctx.minedBlockHashes.push((await rpc(node.url, 'eth_getBlockByNumber', [b, false])).hash)
+    ctx.blockFilter = await rpc(node.url, 'eth_newBlockFilter', [])
+    ctx.logFilter = await rpc(node.url, 'eth_newFilter', [{ address: ctx.token }])
     contexts.push(ctx)
   }
   const rows = []

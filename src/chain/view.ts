@@ -16,10 +16,14 @@ import type { ReceiptRecord } from './receipts.js'
 import type { ChainLevel } from './store/level.js'
 import { decodeNumber, decodeTxLookup, Keys } from './store/schema.js'
 import { LruMap } from '../util/lru.js'
+import { NotMinedTxs } from './not-mined-txs.js'
 import { RecentTxIndex } from './recent-txs.js'
 
 /** Transactions whose block and index are kept in memory (about 4 MiB; ~50 full blocks of transfers). */
 const RECENT_TXS = 32_768
+
+/** Hashes the transaction index was asked for and did not hold (about 1 MiB). */
+const NOT_MINED_HASHES = 8_192
 
 /**
  * Blocks kept in memory are weighed by their transactions (each carries its raw bytes and whatever JSON
@@ -95,6 +99,7 @@ export class ChainView {
   private headBlock: BlockRecord | undefined
   private readonly cache = new LruMap<bigint, BlockRecord>(BLOCK_CACHE_WEIGHT, blockWeight)
   private readonly recentTxs = new RecentTxIndex(RECENT_TXS)
+  private readonly notMined = new NotMinedTxs(NOT_MINED_HASHES)
   private readonly headListeners: Array<(block: BlockRecord) => void> = []
 
   constructor(
@@ -133,6 +138,7 @@ export class ChainView {
     )
     this.cache.set(record.number, record)
     this.recentTxs.add(record.number, record.txHashes)
+    this.notMined.blockApplied(record.txHashes)
     this.headInfo = event.head
     this.headBlock = record
     for (const listener of this.headListeners) listener(record)
@@ -203,11 +209,21 @@ export class ChainView {
     return block === undefined ? undefined : { block, index: at.index }
   }
 
+  /** Whether a transaction is known, without I/O, not to be mined by the head (asked before and not found since). */
+  knownNotMined(hash: string): boolean {
+    return this.notMined.has(hash)
+  }
+
   async txLocation(hash: string): Promise<{ number: bigint; index: number } | undefined> {
     const recent = this.recentTxs.get(hash)
     if (recent !== undefined) return recent
+    if (this.notMined.has(hash)) return undefined
+    const epoch = this.notMined.epoch
     const bytes = await this.level.get(Keys.txLookup(hexToBytes(hash as `0x${string}`)))
-    if (bytes === undefined) return undefined
+    if (bytes === undefined) {
+      this.notMined.recordMiss(hash, epoch)
+      return undefined
+    }
     const loc = decodeTxLookup(bytes)
     return loc.number <= this.headInfo.number ? loc : undefined
   }

@@ -2,12 +2,14 @@
 // compute afresh: eth_getCode (one answer per code, shared by every contract with that code and by every
 // request id), eth_feeHistory (answers kept by range and percentiles, rewards kept with each block for the
 // last percentiles asked), eth_getStorageAt at 'latest' (from the read caches, without a promise) and
-// eth_getTransactionCount at 'pending' (asks from many clients travel to the producer together). The rewards are checked against geth's algorithm computed here from the blocks and
+// eth_getTransactionCount at 'pending' (asks from many clients travel to the producer together), and a
+// transaction's receipt and body polled before it is sent, while pending and once mined (a hash not found
+// is answered from memory until a block holding it arrives). The rewards are checked against geth's algorithm computed here from the blocks and
 // receipts, on a block built so that geth's whole-gas threshold and a fractional one pick different tips.
 
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { Contract, ContractFactory, Interface, JsonRpcProvider, Wallet, toBeHex, toQuantity, zeroPadValue } from 'ethers'
+import { Contract, ContractFactory, Interface, JsonRpcProvider, Transaction, Wallet, toBeHex, toQuantity, zeroPadValue } from 'ethers'
 import { compile } from '../helpers/contracts.js'
 import { CHAIN_ID, DEV_ADDRESSES, DEV_KEYS, startNode } from '../helpers/node.js'
 import { rawPost, rpc, rpcBatch, rpcResult, waitForBlock, waitForReceipt } from '../helpers/rpc.js'
@@ -244,4 +246,38 @@ test("eth_getTransactionCount at 'pending', asked by many clients at once and in
   assert.equal(mixed.json[0].result, toQuantity(start + 2))
   assert.equal(mixed.json[1].error.code, -32602)
   assert.equal(mixed.json[2].result, expected.get(others[0]))
+})
+
+test('a transaction asked for before it is sent, then pending, then mined: each poll answers what the node holds', async () => {
+  const sender = new Wallet(DEV_KEYS[8])
+  const nonce = Number(BigInt(await rpcResult(node.url, 'eth_getTransactionCount', [sender.address, 'pending'])))
+  const raw = await sender.signTransaction({ type: 2, chainId: CHAIN_ID, nonce, to: DEV_ADDRESSES[9], value: 5n, gasLimit: 21_000n, maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: GWEI })
+  const hash = Transaction.from(raw).hash
+  // not sent yet: unknown, asked again and again (the later asks are answered from memory)
+  for (let i = 0; i < 3; i++) {
+    assert.equal(await rpcResult(node.url, 'eth_getTransactionReceipt', [hash]), null)
+    assert.equal(await rpcResult(node.url, 'eth_getTransactionByHash', [hash]), null)
+  }
+  const head = Number(BigInt(await rpcResult(node.url, 'eth_blockNumber')))
+  assert.equal(await rpcResult(node.url, 'eth_sendRawTransaction', [raw]), hash)
+  // pending: in the pool, without a receipt
+  const pending = await rpcResult(node.url, 'eth_getTransactionByHash', [hash])
+  assert.equal(pending.hash, hash)
+  assert.equal(pending.blockNumber, null)
+  assert.equal(await rpcResult(node.url, 'eth_getTransactionReceipt', [hash]), null)
+  assert.equal(await rpcResult(node.url, 'eth_getRawTransactionByHash', [hash]), raw)
+  // polled as a wallet polls it until it is mined
+  let receipt = null
+  const until = Date.now() + 20_000
+  while (receipt === null && Date.now() < until) {
+    receipt = await rpcResult(node.url, 'eth_getTransactionReceipt', [hash])
+    if (receipt === null) await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  assert.ok(receipt !== null, 'mined within 20 s')
+  assert.equal(receipt.transactionHash, hash)
+  assert.equal(receipt.status, '0x1')
+  assert.ok(Number(BigInt(receipt.blockNumber)) > head)
+  const mined = await rpcResult(node.url, 'eth_getTransactionByHash', [hash])
+  assert.equal(mined.blockHash, receipt.blockHash)
+  assert.equal(mined.transactionIndex, receipt.transactionIndex)
 })

@@ -86,7 +86,8 @@ export function blockMethods(deps: MethodDeps): Record<string, MethodHandler> {
       p.expectParams(params, 1, 1)
       const hash = p.hash32(params[0], 0)
       const recent = view.recentTx(hash)
-      return recent !== undefined ? receiptJson(recent.block, recent.index) : receiptByHash(hash)
+      if (recent !== undefined) return receiptJson(recent.block, recent.index)
+      return view.knownNotMined(hash) ? null : receiptByHash(hash)
     },
     eth_getBlockReceipts: async (params) => {
       p.expectParams(params, 1, 1)

@@ -1,0 +1,43 @@
+// The memory of hashes the transaction index did not hold: a recorded miss answers "not mined" until a
+// block holding the hash is applied, a lookup that raced a block records nothing, and it stays bounded.
+
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { NotMinedTxs } from '../../dist/chain/not-mined-txs.js'
+
+const hash = (n) => `0x${n.toString(16).padStart(64, '0')}`
+
+test('a recorded miss holds until a block with the hash is applied; other blocks leave it', () => {
+  const notMined = new NotMinedTxs(100)
+  assert.equal(notMined.has(hash(1)), false)
+  notMined.recordMiss(hash(1), notMined.epoch)
+  notMined.recordMiss(hash(2), notMined.epoch)
+  assert.equal(notMined.has(hash(1)), true)
+  notMined.blockApplied([hash(3), hash(4)])
+  notMined.blockApplied([])
+  assert.equal(notMined.has(hash(1)), true)
+  notMined.blockApplied([hash(5), hash(1)])
+  assert.equal(notMined.has(hash(1)), false)
+  assert.equal(notMined.has(hash(2)), true)
+})
+
+test('a lookup that started before a block was applied records no miss (the block may hold the hash)', () => {
+  const notMined = new NotMinedTxs(100)
+  const epoch = notMined.epoch
+  notMined.blockApplied([hash(7)])
+  notMined.recordMiss(hash(7), epoch)
+  assert.equal(notMined.has(hash(7)), false)
+  notMined.recordMiss(hash(8), epoch)
+  assert.equal(notMined.has(hash(8)), false, 'any block applied meanwhile voids the lookup')
+  notMined.recordMiss(hash(8), notMined.epoch)
+  assert.equal(notMined.has(hash(8)), true)
+})
+
+test('bounded: the least recently asked hashes are dropped', () => {
+  const notMined = new NotMinedTxs(10)
+  for (let n = 0; n < 1000; n++) notMined.recordMiss(hash(n), notMined.epoch)
+  let held = 0
+  for (let n = 0; n < 1000; n++) if (notMined.has(hash(n))) held++
+  assert.ok(held > 0 && held <= 10, `${held} held`)
+  assert.equal(notMined.has(hash(999)), true)
+})
