@@ -9,7 +9,7 @@ import { devWallet } from '../lib/dev-wallets.js'
 
 const CHAIN_ID = 24589n
 export const SENDERS = 64
-const tokenAbi = new Interface(compile().Token.abi)
+export const tokenAbi = new Interface(compile().Token.abi)
 
 export async function rpc(url, method, params = []) {
   const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })

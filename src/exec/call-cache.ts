@@ -1,5 +1,6 @@
-// Results of eth_call / eth_estimateGas keyed by (block hash, request), on the main thread. Dapps poll
-// the same calls every block; a block's state never changes, so the answer for one block is final.
+// Results of eth_call / eth_estimateGas / eth_createAccessList keyed by (block hash, request), on the main
+// thread. Dapps poll the same calls every block; a block's state never changes, so the answer for one block
+// is final.
 // Identical requests that arrive while the first is still running share its execution.
 // Cached: successes and reverts (code 3), both facts about the block. Not cached: anything else
 // (timeouts, a full queue, internal failures), which may go away on retry.
@@ -83,6 +84,10 @@ export class CallResultCache {
 
   private keep(result: ExecResult): boolean {
     if (!result.ok) return result.error.code === ErrorCode.ExecutionReverted
-    return result.kind !== 'call' || result.returnData.length <= this.maxResultLength
+    if (result.kind === 'call') return result.returnData.length <= this.maxResultLength
+    if (result.kind !== 'createAccessList') return true
+    let chars = 0
+    for (const item of result.accessList) chars += 64 + item.storageKeys.length * 70
+    return chars <= this.maxResultLength
   }
 }

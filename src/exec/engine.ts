@@ -8,6 +8,7 @@ import { Hardfork } from '@ethereumjs/common'
 import { paramsTx } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Account, Address, bytesToHex, hexToBytes } from '@ethereumjs/util'
+import type { PrefixedHexString } from '@ethereumjs/util'
 import { createVM, runTx } from '@ethereumjs/vm'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
 import type { ChainLevel } from '../chain/store/level.js'
@@ -429,6 +430,38 @@ export class ExecEngine {
     return outcomeOf({ execResult, totalGasSpent: spent, gasRefund: refund } as RunTxResult, needed)
   }
 
+  /**
+   * A plain message (see isPlainMessage) run in the EVM directly with `list` as its access list, reporting
+   * what it touched as runTx's reportAccessList does: the listed entries, and the addresses and slots
+   * the code reached that were not warm from the start (sender, recipient, precompiles, coinbase).
+   */
+  private async listingRun(s: Session, block: Block, args: ExecCallArgs, gasLimit: bigint, list: ExecAccessListItem[]): Promise<Outcome> {
+    const withList: ExecCallArgs = { ...args, accessList: list }
+    const { account } = await this.fundedSender(s, withList, gasLimit)
+    const gas = messageGas(s.vm.common, withList.data ?? EMPTY, list) ?? this.txGas(s, withList, gasLimit, account.nonce)
+    const gasError = gasLimitCheck(gasLimit, gas)
+    if (gasError !== undefined) throw gasError
+    const journal = s.vm.evm.journal as typeof s.vm.evm.journal & ListingJournal
+    // what an earlier run of the task warmed for good (its list) must not carry over: runTx starts clean too
+    journal.alwaysWarmJournal = new Map()
+    journal.startReportingAccessList()
+    await journal.checkpoint()
+    try {
+      const outcome = await this.runDirect(s, block, withList, account, gasLimit, gas)
+      const touched: NonNullable<RunTxResult['accessList']> = []
+      for (const [address, slots] of journal.accessList!) {
+        const storageKeys: PrefixedHexString[] = []
+        for (const slot of slots) storageKeys.push(`0x${slot}`)
+        touched.push({ address: `0x${address}`, storageKeys })
+      }
+      outcome.result.accessList = touched
+      return outcome
+    } finally {
+      await journal.revert()
+      journal.accessList = undefined
+    }
+  }
+
   private callResult(outcome: Outcome): string {
     const ret = bytesToHex(outcome.result.execResult.returnValue)
     if (outcome.kind === 'success') return ret
@@ -551,24 +584,32 @@ export class ExecEngine {
       const to = task.args.to?.toLowerCase()
       let list = task.args.accessList ?? []
       let outcome: Outcome | undefined
-      // geth iterates until the list stops changing: adding entries changes gas and can change paths
-      for (let i = 0; i < 4; i++) {
-        outcome = await this.runOnce(s, block, task, gas, list, true)
-        const reported = (outcome.result.accessList ?? [])
+      // geth iterates until the list stops changing (adding entries changes gas and can change paths) and
+      // answers the gas of the run that listed what it ran with
+      const plain = isPlainMessage(task.args)
+      for (let i = 0; i < 4 && outcome === undefined; i++) {
+        const run = plain ? await this.listingRun(s, block, task.args, gas, list) : await this.runOnce(s, block, task, gas, list, true)
+        const reported = (run.result.accessList ?? [])
           .map((item) => ({ address: item.address.toLowerCase(), storageKeys: item.storageKeys.map((k) => k.toLowerCase()) }))
           // geth's tracer leaves out the sender, the recipient and precompiles as bare addresses only:
           // the slots a call reads or writes are listed whoever holds them, the recipient's too
           .filter((item) => item.storageKeys.length > 0 || (item.address !== from && item.address !== to && !isPrecompile(item.address)))
-        if (sameList(reported, list)) break
-        list = reported
+        if (sameList(reported, list)) outcome = run
+        else list = reported
       }
-      outcome = await this.runOnce(s, block, task, gas, list)
+      outcome ??= await this.runOnce(s, block, task, gas, list)
       const result: ExecResult = { ok: true, kind: 'createAccessList', accessList: list, gasUsed: outcome.result.totalGasSpent }
       if (outcome.kind === 'revert') result.error = 'execution reverted'
       else if (outcome.kind === 'evmError') result.error = outcome.message
       return result
     })
   }
+}
+
+/** The journal's fields a listing run resets (both are plain properties of @ethereumjs/evm's Journal). */
+interface ListingJournal {
+  alwaysWarmJournal: Map<string, Set<string>>
+  accessList: Map<string, Set<string>> | undefined
 }
 
 /** runTx's options with the patched (patches/) EIP-3607 switch: geth's eth_call lets a contract be the sender. */

@@ -281,3 +281,33 @@ test('a transaction asked for before it is sent, then pending, then mined: each 
   assert.equal(mined.blockHash, receipt.blockHash)
   assert.equal(mined.transactionIndex, receipt.transactionIndex)
 })
+
+test('eth_createAccessList: the gas of a run with the list, as a transaction carrying it uses; asked again, the same; at a later block, that block', async () => {
+  const writer = new Wallet(DEV_KEYS[6], provider)
+  const contract = await new ContractFactory(Storage.abi, Storage.bytecode, writer).deploy()
+  await contract.deploymentTransaction().wait()
+  const address = (await contract.getAddress()).toLowerCase()
+  const request = { from: writer.address, to: address, data: contract.interface.encodeFunctionData('set', [9n]) }
+  const first = await rpcResult(node.url, 'eth_createAccessList', [request, 'latest'])
+  assert.deepEqual(first.accessList, [{ address, storageKeys: [zeroPadValue('0x', 32)] }])
+  for (let i = 0; i < 3; i++) assert.deepEqual(await rpcResult(node.url, 'eth_createAccessList', [request, 'latest']), first)
+  const head = await rpcResult(node.url, 'eth_blockNumber')
+  const receipt = await (await contract.set(9n, { accessList: first.accessList, gasLimit: 100_000n })).wait()
+  // the slot went from 0 to 9 in that transaction: the run with the list paid exactly what it did
+  assert.equal(BigInt(first.gasUsed), receipt.gasUsed)
+  // at the head before it, still the same answer; at the block after the write, writing 9 again costs less
+  assert.deepEqual(await rpcResult(node.url, 'eth_createAccessList', [request, head]), first)
+  const after = await rpcResult(node.url, 'eth_createAccessList', [request, toQuantity(receipt.blockNumber)])
+  assert.deepEqual(after.accessList, first.accessList)
+  assert.ok(BigInt(after.gasUsed) < BigInt(first.gasUsed), `${after.gasUsed} < ${first.gasUsed}`)
+  const latest = await rpcResult(node.url, 'eth_createAccessList', [request, 'latest'])
+  assert.equal(latest.gasUsed, after.gasUsed)
+  // a request that pays a fee runs as a whole transaction, one that does not runs the message alone: the
+  // same list and gas either way, for a call that reaches a second contract too
+  const fees = { maxFeePerGas: toQuantity(100n * GWEI), maxPriorityFeePerGas: toQuantity(GWEI) }
+  const copy = { from: writer.address, to: deployed[0].address, data: contract.interface.encodeFunctionData('copyFrom', [address]) }
+  for (const plain of [request, copy, { ...request, accessList: [{ address: DEV_ADDRESSES[3], storageKeys: [zeroPadValue('0x07', 32)] }] }]) {
+    const paying = await rpcResult(node.url, 'eth_createAccessList', [{ ...plain, ...fees }, toQuantity(receipt.blockNumber)])
+    assert.deepEqual(await rpcResult(node.url, 'eth_createAccessList', [plain, toQuantity(receipt.blockNumber)]), paying)
+  }
+})

@@ -1,5 +1,6 @@
 // EVM execution without a transaction: eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1. The work runs
-// in the call pool; this file only turns parameters into a task and a result into JSON.
+// in the call pool; this file only turns parameters into a task and a result into JSON. The answers of the
+// first three are kept by (block, request) in a result cache: a block's state never changes.
 
 import type { BlockRecord } from '../../chain/view.js'
 import { CallResultCache } from '../../exec/call-cache.js'
@@ -60,6 +61,15 @@ function estimateAnswer(result: ExecResult): unknown {
   return done.kind === 'estimateGas' ? quantity(done.gas) : null
 }
 
+/** eth_createAccessList's answer: the list and the gas of a run with it, and the error that run ended with. */
+function accessListAnswer(result: ExecResult): unknown {
+  const done = unwrap(result)
+  if (done.kind !== 'createAccessList') return null
+  const out: Record<string, unknown> = { accessList: done.accessList, gasUsed: quantity(done.gasUsed) }
+  if (done.error !== undefined) out.error = done.error
+  return out
+}
+
 /** A request's cache key at the head it was made for. */
 interface HeadKey {
   hash: string
@@ -105,6 +115,15 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
     const block = await resolveStateBlock(deps.view, selector)
     return estimateAnswer(await cached('estimateGas', block, params, headKey, () => toTask('estimateGas', req, block, so, bo)))
   }
+  // geth's eth_createAccessList takes state overrides as a third parameter, as eth_call does
+  const createAccessList = async (params: readonly unknown[], headKey: HeadKey | undefined): Promise<unknown> => {
+    p.expectParams(params, 1, 3)
+    const req = p.callRequest(params[0], 0, { chainId })
+    const selector = p.blockSelector(params[1], 1, { optional: true })
+    const so = p.stateOverrides(params[2], 2)
+    const block = await resolveStateBlock(deps.view, selector)
+    return accessListAnswer(await cached('createAccessList', block, params, headKey, () => toTask('createAccessList', req, block, so)))
+  }
   return {
     eth_call: (params) => {
       const headKey = headKeyOf('call', params)
@@ -132,18 +151,10 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
       const result = unwrap(await deps.executor.run(task))
       return result.kind === 'simulate' ? new RawJson(result.json) : null
     },
-    eth_createAccessList: async (params) => {
-      // geth's eth_createAccessList takes state overrides as a third parameter, as eth_call does
-      p.expectParams(params, 1, 3)
-      const req = p.callRequest(params[0], 0, { chainId })
-      const selector = p.blockSelector(params[1], 1, { optional: true })
-      const so = p.stateOverrides(params[2], 2)
-      const block = await resolveStateBlock(deps.view, selector)
-      const result = unwrap(await deps.executor.run(toTask('createAccessList', req, block, so)))
-      if (result.kind !== 'createAccessList') return null
-      const out: Record<string, unknown> = { accessList: result.accessList, gasUsed: quantity(result.gasUsed) }
-      if (result.error !== undefined) out.error = result.error
-      return out
+    eth_createAccessList: (params) => {
+      const headKey = headKeyOf('createAccessList', params)
+      const known = headKey === undefined ? undefined : cache.peek(headKey.key)
+      return known === undefined ? createAccessList(params, headKey) : accessListAnswer(known)
     },
   }
 }
