@@ -15,9 +15,11 @@ const { values: opts } = parseArgs({ options: { seconds: { type: 'string', defau
 const seconds = Number(opts.seconds)
 const only = opts.only === undefined ? undefined : new RegExp(opts.only)
 
+const holderOf = (ctx) => ctx.senders[0].address
+
 /** [name, autocannon request options] for one node's chain (ctx from prepare + transfers). */
 function methods(ctx) {
-  const holder = ctx.senders[0].address
+  const holder = holderOf(ctx)
   return [
     ['eth_getBlockByNumber latest (hashes)', { body: req('eth_getBlockByNumber', ['latest', false]) }],
     ['eth_feeHistory 20 blocks at latest, 2 percentiles', { body: req('eth_feeHistory', ['0x14', 'latest', [25, 75]]) }],
@@ -36,6 +38,8 @@ function methods(ctx) {
     ['eth_getBlockByNumber latest (full transactions)', { body: req('eth_getBlockByNumber', ['latest', true]) }],
     // a wallet polls its sent transaction's receipt until it is mined: null until then
     ['eth_getTransactionReceipt of an unknown hash', { body: req('eth_getTransactionReceipt', [`0x${'ab'.repeat(32)}`]) }],
+    ['eth_getTransactionByHash of a pooled transaction (nonce gap)', { body: req('eth_getTransactionByHash', [ctx.gapped]) }],
+    ['eth_getTransactionReceipt of a pooled transaction (nonce gap)', { body: req('eth_getTransactionReceipt', [ctx.gapped]) }],
     ['eth_getBlockByHash (blocks of the transfers)', { bodies: ctx.minedBlockHashes.map((h) => req('eth_getBlockByHash', [h, false])) }],
     // ethers' and web3.js's HTTP providers poll filters for new blocks and contract events
     ['eth_getFilterChanges of a block filter', { body: req('eth_getFilterChanges', [ctx.blockFilter]) }],
@@ -61,6 +65,10 @@ try {
     ctx.lastMined = Math.max(...[...ctx.mined.blocks].map(Number))
     ctx.minedBlockHashes = []
     for (const b of ctx.mined.blocks) ctx.minedBlockHashes.push((await rpc(node.url, 'eth_getBlockByNumber', [b, false])).hash)
+    // a transaction that stays in the pool: its sender's nonce before it is never used
+    const last = ctx.senders.at(-1)
+    const nonce = Number(await rpc(node.url, 'eth_getTransactionCount', [last.address, 'pending'])) + 1
+    ctx.gapped = await rpc(node.url, 'eth_sendRawTransaction', [await last.signTransaction({ ...ctx.fees, nonce, to: holderOf(ctx), value: 1n, gasLimit: 21_000n })])
     ctx.blockFilter = await rpc(node.url, 'eth_newBlockFilter', [])
     ctx.logFilter = await rpc(node.url, 'eth_newFilter', [{ address: ctx.token }])
     contexts.push(ctx)
