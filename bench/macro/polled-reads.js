@@ -74,12 +74,13 @@ try {
     contexts.push(ctx)
   }
   const rows = []
-  const names = methods(contexts[0]).map(([name]) => name)
+  const perNode = contexts.map(methods)
+  const names = perNode[0].map(([name]) => name)
   for (let m = 0; m < names.length; m++) {
     if (only !== undefined && !only.test(names[m])) continue
     const measured = []
     for (let i = 0; i < nodes.length; i++) {
-      const [, request] = methods(contexts[i])[m]
+      const [, request] = perNode[i][m]
       const cpu0 = cpuMicros(nodes[i].pid)
       const r = await cannon(nodes[i].url, { ...request, duration: seconds })
       measured.push({ rate: r.value, cpu: (cpuMicros(nodes[i].pid) - cpu0) / r.calls, errors: r.errors })
