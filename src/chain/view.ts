@@ -25,6 +25,9 @@ const RECENT_TXS = 32_768
 /** Hashes the transaction index was asked for and did not hold (about 1 MiB). */
 const NOT_MINED_HASHES = 8_192
 
+/** Block hashes whose number is kept in memory (about 1 MiB): eth_getBlockByHash and log consumers' lookups. */
+const BLOCK_NUMBERS_BY_HASH = 8_192
+
 /**
  * Blocks kept in memory are weighed by their transactions (each carries its raw bytes and whatever JSON
  * was asked of it, 1-3 KiB) plus a share for the header: ~16k transactions, or 2,048 empty blocks.
@@ -100,6 +103,7 @@ export class ChainView {
   private readonly cache = new LruMap<bigint, BlockRecord>(BLOCK_CACHE_WEIGHT, blockWeight)
   private readonly recentTxs = new RecentTxIndex(RECENT_TXS)
   private readonly notMined = new NotMinedTxs(NOT_MINED_HASHES)
+  private readonly numbersByHash = new LruMap<string, bigint>(BLOCK_NUMBERS_BY_HASH)
   private readonly headListeners: Array<(block: BlockRecord) => void> = []
 
   constructor(
@@ -137,6 +141,7 @@ export class ChainView {
       event.txHashes,
     )
     this.cache.set(record.number, record)
+    this.numbersByHash.set(record.hash, record.number)
     this.recentTxs.add(record.number, record.txHashes)
     this.notMined.blockApplied(record.txHashes)
     this.headInfo = event.head
@@ -183,14 +188,19 @@ export class ChainView {
       this.keccak,
     )
     this.cache.set(record.number, record)
+    this.numbersByHash.set(record.hash, record.number)
     return record
   }
 
   async numberOfHash(hash: string): Promise<bigint | undefined> {
+    const known = this.numbersByHash.get(hash)
+    if (known !== undefined) return known
     const bytes = await this.level.get(Keys.blockNumber(hexToBytes(hash as `0x${string}`)))
     if (bytes === undefined) return undefined
     const number = decodeNumber(bytes)
-    return number <= this.headInfo.number ? number : undefined
+    if (number > this.headInfo.number) return undefined
+    this.numbersByHash.set(hash, number)
+    return number
   }
 
   async blockByHash(hash: string): Promise<BlockRecord | undefined> {
