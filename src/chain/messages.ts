@@ -60,6 +60,8 @@ export interface NewBlockEvent {
   stats?: BlockStats
   /** What the block changed in the state, for the readers that keep the head warm. */
   stateDiff?: StateDiff
+  /** The senders with transactions in the pool when the event was posted (lowercase): pooled-senders.ts. */
+  pooledSenders: string[]
 }
 
 /** Milliseconds spent sealing one block, and pooled transactions dropped as invalid while building it. */
@@ -73,7 +75,7 @@ export interface BlockStats {
 }
 
 export type FromProducer =
-  | { kind: 'ready'; head: HeadInfo; genesisHash: string; hardfork: string }
+  | { kind: 'ready'; head: HeadInfo; genesisHash: string; hardfork: string; pooledSenders: string[] }
   /** `pendingTx`: hashes pooled since the last message that carried some (see producer-thread.ts) */
   | { kind: 'reply'; id: number; ok: true; result: unknown; pendingTx?: string[] }
   | { kind: 'reply'; id: number; ok: false; error: RpcErrorShape }

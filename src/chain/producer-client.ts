@@ -4,6 +4,7 @@ import { PRODUCER_HEAP_LIMITS } from '../util/worker-heap.js'
 import { Worker } from 'node:worker_threads'
 import { fromShape } from '../rpc/errors.js'
 import { HandOffBatch } from './hand-off-batch.js'
+import { PooledSenders } from './pooled-senders.js'
 import type { FromProducer, HeadInfo, NewBlockEvent, PoolQuery, ProducerInit, SubmitOutcome, ToProducer, TxWire } from './messages.js'
 
 interface Pending {
@@ -27,6 +28,7 @@ export class ProducerClient {
   /** messages that carried submitted transactions to the producer, and how many transactions they carried */
   readonly submits = new HandOffBatch<TxWire, SubmitOutcome>((txs) => this.request({ kind: 'submit', txs } as ToProducer) as Promise<SubmitOutcome[]>)
   private readonly nonces = new HandOffBatch<string, bigint>((addresses) => this.query<bigint[]>({ q: 'nonces', addresses }))
+  private readonly pooledSenders = new PooledSenders()
   readonly ready: Promise<ProducerReady>
 
   /** Spawns the thread, which loads its code at once; it opens the chain when `start` gives it the genesis. */
@@ -52,12 +54,14 @@ export class ProducerClient {
           break
         }
         case 'block':
+          this.pooledSenders.poolReported(msg.pooledSenders)
           for (const listener of this.blockListeners) listener(msg)
           break
         case 'pendingTx':
           this.notifyPendingTx(msg.hashes)
           break
         case 'ready':
+          this.pooledSenders.poolReported(msg.pooledSenders)
           markReady({ head: msg.head, genesisHash: msg.genesisHash, hardfork: msg.hardfork })
           break
         case 'fatal':
@@ -113,9 +117,23 @@ export class ProducerClient {
   /** Hands a transaction to the pool; resolves to its hash once pooled (travels in a batch: hand-off-batch.ts). */
   async submit(tx: TxWire): Promise<{ hash: string }> {
     if (this.exited) throw new Error('producer thread is not running')
-    const outcome = await this.submits.add(tx)
+    this.pooledSenders.submitted(tx.sender)
+    let outcome: SubmitOutcome | undefined
+    try {
+      outcome = await this.submits.add(tx)
+    } finally {
+      this.pooledSenders.settled(tx.sender, outcome?.ok === true)
+    }
     if (!outcome.ok) throw fromShape(outcome.error)
     return { hash: outcome.hash }
+  }
+
+  /**
+   * Whether the sender may have transactions in the pool; when not, its pending nonce is its account's
+   * nonce at the head the main thread knows, and the producer need not be asked.
+   */
+  mayHavePooled(address: string): boolean {
+    return this.exited || this.pooledSenders.mayHavePooled(address)
   }
 
   /**

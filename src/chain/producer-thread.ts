@@ -83,7 +83,8 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
     }
   })
 
-  post({ kind: 'ready', head: headInfo(producer.headHeader), genesisHash: await genesisHashOf(level), hardfork: producer.hardfork })
+  const genesisHash = await genesisHashOf(level)
+  post({ kind: 'ready', head: headInfo(producer.headHeader), genesisHash, hardfork: producer.hardfork, pooledSenders: producer.pooledSenders() })
   producer.start()
 }
 

@@ -164,6 +164,11 @@ export class Producer {
     return this.common.hardfork()
   }
 
+  /** The senders with transactions in the pool (those restored from the journal, at start). */
+  pooledSenders(): string[] {
+    return this.pool.senderAddresses()
+  }
+
   private async initChain(genesis: GethGenesis, sm: FixedMerkleStateManager): Promise<void> {
     const stored = await this.level.get(Keys.meta('head'))
     if (stored === undefined) {
@@ -450,7 +455,9 @@ export class Producer {
       await this.level.batch(evicted.map((p) => ({ type: 'del' as const, key: Keys.pooledTx(trustedHexToBytes(p.hash)) })))
     }
     const stats = { buildMs, commitMs: performance.now() - commitStartedAt, writeMs, droppedTxs: invalid.length, plainTransfers: built.plainTransfers }
-    this.events.onBlock({ kind: 'block', head: headInfo(header), headerRlp, bodyRlp, receiptsRlp, txHashes, stats, stateDiff })
+    // the pool's senders as of this message: taken when it is posted, after the block's transactions left
+    const pooledSenders = this.pool.senderAddresses()
+    this.events.onBlock({ kind: 'block', head: headInfo(header), headerRlp, bodyRlp, receiptsRlp, txHashes, stats, stateDiff, pooledSenders })
     if (this.options.afterBlock !== undefined) setImmediate(this.options.afterBlock)
   }
 

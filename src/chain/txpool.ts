@@ -208,6 +208,11 @@ export class TxPool {
     return n
   }
 
+  /** The senders with any transaction in the pool, pending or queued (lowercase). */
+  senderAddresses(): string[] {
+    return [...this.senders.keys()]
+  }
+
   /** Hashes of the executable txs (eth_newPendingTransactionFilter, newPendingTransactions). */
   pendingHashes(): string[] {
     const out: string[] = []

@@ -100,17 +100,18 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
       if (known !== undefined) return quantity(known?.balance ?? 0n)
       return smAt(selector).then(async (sm) => quantity((await sm.getAccount(toAddress(address)))?.balance ?? 0n))
     },
-    eth_getTransactionCount: async (params) => {
+    eth_getTransactionCount: (params) => {
       p.expectParams(params, 1, 2)
       const address = p.address(params[0], 0)
-      const selector = p.blockSelector(params[1], 1, { optional: true })
+      let selector = p.blockSelector(params[1], 1, { optional: true })
       if (selector.kind === 'tag' && selector.tag === 'pending') {
-        return quantity(await deps.producer.pendingNonce(address))
+        if (deps.producer.mayHavePooled(address)) return deps.producer.pendingNonce(address).then(quantity)
+        // nothing of this sender's in the pool: the pool's answer would be its account's nonce at the head
+        selector = p.LATEST
       }
       const known = latestAccount(selector, address)
       if (known !== undefined) return quantity(known?.nonce ?? 0n)
-      const sm = await smAt(selector)
-      return quantity((await sm.getAccount(toAddress(address)))?.nonce ?? 0n)
+      return smAt(selector).then(async (sm) => quantity((await sm.getAccount(toAddress(address)))?.nonce ?? 0n))
     },
     eth_getCode: async (params) => {
       p.expectParams(params, 1, 2)
