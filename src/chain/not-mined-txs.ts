@@ -1,11 +1,19 @@
 // Transaction hashes the tx index was asked for and did not hold. A wallet polls the receipt of the
 // transaction it sent every block or so until it is mined, and each poll would read LevelDB again; a hash
 // recorded here is answered "not mined" from memory until a block holding it is applied.
+//
+// Only once a block has been applied since the hash was first found missing: a client that asks again at
+// the same head reads the index again. ethers' wait() asks for the receipt, asks once more as it starts
+// polling for blocks, and takes the block number it reads then as its starting point, so a block that
+// lands between the two (automine: blocks only when transactions arrive) is never reported to it as new.
+// A read of the index can still see that block land; an answer from memory cannot, and made such waits
+// hang (one in eight under load in the state-history test).
 
 import { LruMap } from '../util/lru.js'
 
 export class NotMinedTxs {
-  private readonly hashes: LruMap<string, true>
+  /** hash -> the epoch at which it was first found missing */
+  private readonly hashes: LruMap<string, number>
   private blocksApplied = 0
 
   /** @param max how many hashes to keep (least recently asked dropped first) */
@@ -18,12 +26,14 @@ export class NotMinedTxs {
     return this.blocksApplied
   }
 
+  /** Whether the hash was found missing before the latest block and no block since has held it. */
   has(hash: string): boolean {
-    return this.hashes.get(hash) !== undefined
+    const since = this.hashes.get(hash)
+    return since !== undefined && since < this.blocksApplied
   }
 
   recordMiss(hash: string, epoch: number): void {
-    if (epoch === this.blocksApplied) this.hashes.set(hash, true)
+    if (epoch === this.blocksApplied && this.hashes.get(hash) === undefined) this.hashes.set(hash, epoch)
   }
 
   /** Called with each block's transaction hashes when the block is applied, before it is read from. */

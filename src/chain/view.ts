@@ -219,7 +219,7 @@ export class ChainView {
     return block === undefined ? undefined : { block, index: at.index }
   }
 
-  /** Whether a transaction is known, without I/O, not to be mined by the head (asked before and not found since). */
+  /** Whether a transaction is known, without I/O, not to be mined by the head (see not-mined-txs.ts). */
   knownNotMined(hash: string): boolean {
     return this.notMined.has(hash)
   }
