@@ -29,8 +29,11 @@ export type PoolQuery =
   | { q: 'get'; hash: string }
   | { q: 'pendingHashes' }
 
-/** One submitted transaction's fate: its hash once pooled, or why the pool refused it. */
-export type SubmitOutcome = { ok: true; hash: string } | { ok: false; error: RpcErrorShape }
+/**
+ * One submitted transaction's fate: its hash once pooled (and, automining, whether it goes in the block
+ * sealed next), or why the pool refused it.
+ */
+export type SubmitOutcome = { ok: true; hash: string; nextBlock: boolean } | { ok: false; error: RpcErrorShape }
 
 export type ToProducer =
   /** the transactions intake passed in one turn of the main thread's event loop, in arrival order */

@@ -115,7 +115,7 @@ export class ProducerClient {
   }
 
   /** Hands a transaction to the pool; resolves to its hash once pooled (travels in a batch: hand-off-batch.ts). */
-  async submit(tx: TxWire): Promise<{ hash: string }> {
+  async submit(tx: TxWire): Promise<{ hash: string; nextBlock: boolean }> {
     if (this.exited) throw new Error('producer thread is not running')
     this.pooledSenders.submitted(tx.sender)
     let outcome: SubmitOutcome | undefined
@@ -125,7 +125,7 @@ export class ProducerClient {
       this.pooledSenders.settled(tx.sender, outcome?.ok === true)
     }
     if (!outcome.ok) throw fromShape(outcome.error)
-    return { hash: outcome.hash }
+    return { hash: outcome.hash, nextBlock: outcome.nextBlock }
   }
 
   /**

@@ -13,7 +13,7 @@ import { BurstCollector } from '../util/burst-gc.js'
 if (parentPort === null) throw new Error('producer-thread must run as a worker thread')
 const port = parentPort
 const post = (msg: FromProducer): void => port.postMessage(msg)
-const accepted = (result: { hash: string }): SubmitOutcome => ({ ok: true, hash: result.hash })
+const accepted = (result: { hash: string; nextBlock: boolean }): SubmitOutcome => ({ ok: true, hash: result.hash, nextBlock: result.nextBlock })
 const refused = (err: unknown): SubmitOutcome => ({ ok: false, error: errorShape(err) })
 
 /**

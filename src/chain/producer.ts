@@ -319,7 +319,8 @@ export class Producer {
     setImmediate(() => void this.seal())
   }
 
-  async submit(wire: TxWire): Promise<{ hash: string }> {
+  /** `nextBlock`: automine only, the transaction can go in the block sealed next (no nonce gap, pays the base fee). */
+  async submit(wire: TxWire): Promise<{ hash: string; nextBlock: boolean }> {
     if (this.closed) throw new RpcError(-32000, 'node is shutting down')
     const ptx = fromWire(wire, this.common)
     const result = await this.pool.add(ptx, this.reader, this.nextBaseFee())
@@ -331,7 +332,8 @@ export class Producer {
     await this.journal.write(ops)
     this.events.onPendingTx([ptx.hash])
     this.scheduleAutomine()
-    return { hash: ptx.hash }
+    const nextBlock = this.config.blockTime === 0 && this.pool.pendingAt(ptx.sender, ptx.nonce) === ptx && ptx.maxFeePerGas >= this.nextBaseFee()
+    return { hash: ptx.hash, nextBlock }
   }
 
   async query(query: PoolQuery): Promise<unknown> {
