@@ -45,7 +45,7 @@ function methods(ctx) {
     ['eth_getFilterChanges of a block filter', { body: req('eth_getFilterChanges', [ctx.blockFilter]) }],
     ['eth_getFilterChanges of a log filter (token)', { body: req('eth_getFilterChanges', [ctx.logFilter]) }],
     ['eth_getBlockTransactionCountByNumber latest', { body: req('eth_getBlockTransactionCountByNumber', ['latest']) }],
-    ['eth_getTransactionByBlockNumberAndIndex', { bodies: ctx.mined.hashes.length > 0 ? [...ctx.mined.blocks].map((b) => req('eth_getTransactionByBlockNumberAndIndex', [b, '0x0'])) : [] }],
+    ['eth_getTransactionByBlockNumberAndIndex', { bodies: [...ctx.mined.blocks].map((b) => req('eth_getTransactionByBlockNumberAndIndex', [b, '0x0'])) }],
     ['eth_syncing', { body: req('eth_syncing', []) }],
     ['web3_clientVersion', { body: req('web3_clientVersion', []) }],
     ['eth_createAccessList of balanceOf', { body: req('eth_createAccessList', [{ from: holder, to: ctx.token, data: balanceOfData(holder) }, 'latest']) }],

@@ -124,17 +124,20 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
     const block = await resolveStateBlock(deps.view, selector)
     return accessListAnswer(await cached('createAccessList', block, params, headKey, () => toTask('createAccessList', req, block, so)))
   }
+  /** A request at the head whose result is settled in the cache is answered at once; any other runs `full`. */
+  const served = (
+    kind: ExecKind,
+    params: readonly unknown[],
+    full: (params: readonly unknown[], headKey: HeadKey | undefined) => Promise<unknown>,
+    answer: (result: ExecResult) => unknown,
+  ): unknown => {
+    const headKey = headKeyOf(kind, params)
+    const known = headKey === undefined ? undefined : cache.peek(headKey.key)
+    return known === undefined ? full(params, headKey) : answer(known)
+  }
   return {
-    eth_call: (params) => {
-      const headKey = headKeyOf('call', params)
-      const known = headKey === undefined ? undefined : cache.peek(headKey.key)
-      return known === undefined ? ethCall(params, headKey) : callAnswer(known)
-    },
-    eth_estimateGas: (params) => {
-      const headKey = headKeyOf('estimateGas', params)
-      const known = headKey === undefined ? undefined : cache.peek(headKey.key)
-      return known === undefined ? estimateGas(params, headKey) : estimateAnswer(known)
-    },
+    eth_call: (params) => served('call', params, ethCall, callAnswer),
+    eth_estimateGas: (params) => served('estimateGas', params, estimateGas, estimateAnswer),
     eth_simulateV1: async (params) => {
       p.expectParams(params, 1, 2)
       const payload = simulatePayload(params[0], 0, { chainId })
@@ -151,10 +154,6 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
       const result = unwrap(await deps.executor.run(task))
       return result.kind === 'simulate' ? new RawJson(result.json) : null
     },
-    eth_createAccessList: (params) => {
-      const headKey = headKeyOf('createAccessList', params)
-      const known = headKey === undefined ? undefined : cache.peek(headKey.key)
-      return known === undefined ? createAccessList(params, headKey) : accessListAnswer(known)
-    },
+    eth_createAccessList: (params) => served('createAccessList', params, createAccessList, accessListAnswer),
   }
 }
