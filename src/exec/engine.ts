@@ -435,19 +435,14 @@ export class ExecEngine {
    * what it touched as runTx's reportAccessList does: the listed entries, and the addresses and slots
    * the code reached that were not warm from the start (sender, recipient, precompiles, coinbase).
    */
-  private async listingRun(s: Session, block: Block, args: ExecCallArgs, gasLimit: bigint, list: ExecAccessListItem[]): Promise<Outcome> {
-    const withList: ExecCallArgs = { ...args, accessList: list }
-    const { account } = await this.fundedSender(s, withList, gasLimit)
-    const gas = messageGas(s.vm.common, withList.data ?? EMPTY, list) ?? this.txGas(s, withList, gasLimit, account.nonce)
-    const gasError = gasLimitCheck(gasLimit, gas)
-    if (gasError !== undefined) throw gasError
+  private async listingRun(s: Session, block: Block, task: CallTask, gasLimit: bigint, list: ExecAccessListItem[]): Promise<Outcome> {
     const journal = s.vm.evm.journal as typeof s.vm.evm.journal & ListingJournal
     // what an earlier run of the task warmed for good (its list) must not carry over: runTx starts clean too
     journal.alwaysWarmJournal = new Map()
     journal.startReportingAccessList()
     await journal.checkpoint()
     try {
-      const outcome = await this.runDirect(s, block, withList, account, gasLimit, gas)
+      const outcome = await this.plainCall(s, block, { ...task, args: { ...task.args, accessList: list } }, gasLimit)
       const touched: NonNullable<RunTxResult['accessList']> = []
       for (const [address, slots] of journal.accessList!) {
         const storageKeys: PrefixedHexString[] = []
@@ -588,7 +583,7 @@ export class ExecEngine {
       // answers the gas of the run that listed what it ran with
       const plain = isPlainMessage(task.args)
       for (let i = 0; i < 4 && outcome === undefined; i++) {
-        const run = plain ? await this.listingRun(s, block, task.args, gas, list) : await this.runOnce(s, block, task, gas, list, true)
+        const run = plain ? await this.listingRun(s, block, task, gas, list) : await this.runOnce(s, block, task, gas, list, true)
         const reported = (run.result.accessList ?? [])
           .map((item) => ({ address: item.address.toLowerCase(), storageKeys: item.storageKeys.map((k) => k.toLowerCase()) }))
           // geth's tracer leaves out the sender, the recipient and precompiles as bare addresses only:
