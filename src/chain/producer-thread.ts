@@ -8,7 +8,6 @@ import { errorShape, headInfo, Producer } from './producer.js'
 import { openChainLevel } from './store/level.js'
 import type { ChainLevel } from './store/level.js'
 import { Keys } from './store/schema.js'
-import { BurstCollector } from '../util/burst-gc.js'
 
 if (parentPort === null) throw new Error('producer-thread must run as a worker thread')
 const port = parentPort
@@ -43,7 +42,6 @@ const pendingTx = {
 
 async function run({ config, genesis }: ProducerInit): Promise<void> {
   const level = await openChainLevel(join(config.dataDir, 'chain'), { cacheSize: 32 << 20, writeBufferSize: 16 << 20 })
-  const collector = new BurstCollector()
   const producer = await Producer.open(
     config,
     genesis,
@@ -53,8 +51,6 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
       onPendingTx: (hashes) => pendingTx.add(hashes),
       onFatal: (message) => post({ kind: 'fatal', message }),
     },
-    // a block is a burst of allocation followed by idle time until the next: collect in the gap
-    { afterBlock: () => collector.afterBurst() },
   )
 
   port.on('message', (msg: ToProducer) => {

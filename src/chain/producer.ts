@@ -46,8 +46,6 @@ export interface ProducerEvents {
 export interface ProducerOptions {
   /** Plain value transfers skip the EVM (default true; turned off only to compare both paths). */
   plainTransfers?: boolean
-  /** Runs after each block is announced (the producer thread collects garbage there). */
-  afterBlock?: () => void
 }
 
 const BLOCKHASH_WINDOW = 256
@@ -460,7 +458,6 @@ export class Producer {
     // the pool's senders as of this message: taken when it is posted, after the block's transactions left
     const pooledSenders = this.pool.senderAddresses()
     this.events.onBlock({ kind: 'block', head: headInfo(header), headerRlp, bodyRlp, receiptsRlp, txHashes, stats, stateDiff, pooledSenders })
-    if (this.options.afterBlock !== undefined) setImmediate(this.options.afterBlock)
   }
 
   /** Stops sealing, lets the block in progress finish, and leaves the pool journalled on disk. */

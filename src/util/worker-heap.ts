@@ -2,8 +2,7 @@
 // producer and call workers next to the main thread, that was ~100 MiB of resident memory. Garbage in
 // these threads dies young; smaller semi-spaces keep the scavenges cheap and the memory down.
 //  - call workers: 8 MiB semi-spaces; 4 MiB cost eth_estimateGas ~9% (5 alternating runs).
-//  - the producer: 4 MiB semi-spaces (8 MiB less resident; transfers per second unchanged); what a
-//    block leaves behind is collected after the block (src/util/burst-gc.ts).
+//  - the producer: 4 MiB semi-spaces (8 MiB less resident; transfers per second unchanged).
 
 export const CALL_WORKER_HEAP_LIMITS = { maxYoungGenerationSizeMb: 24 }
 export const PRODUCER_HEAP_LIMITS = { maxYoungGenerationSizeMb: 12 }
