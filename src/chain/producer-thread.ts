@@ -82,6 +82,7 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
   const genesisHash = await genesisHashOf(level)
   post({ kind: 'ready', head: headInfo(producer.headHeader), genesisHash, hardfork: producer.hardfork, pooledSenders: producer.pooledSenders() })
   producer.start()
+  producer.blockVM().catch((err: unknown) => post({ kind: 'fatal', message: `producer failed to load the VM: ${(err as Error).stack ?? err}` }))
 }
 
 async function genesisHashOf(level: ChainLevel): Promise<string> {

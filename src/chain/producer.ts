@@ -4,22 +4,23 @@
 import { createBlockHeader, createBlockHeaderFromRLP } from '@ethereumjs/block'
 import type { BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
+import type { EVMMockBlockchainInterface } from '@ethereumjs/evm'
 import { createMPT } from '@ethereumjs/mpt'
 import { Caches, CacheType } from '@ethereumjs/statemanager'
 import { Account, Address, bytesToHex, hexToBytes, ValueEncoding } from '@ethereumjs/util'
-import { createVM, paramsVM } from '@ethereumjs/vm'
-import type { VM } from '@ethereumjs/vm'
 import type { KeelConfig } from '../config/types.js'
 import { createChainCommon } from '../evm/common.js'
 import type { GethGenesis } from '../evm/geth-genesis.js'
 import { fastCrypto, loadFastCrypto } from '../evm/crypto.js'
-import { installEvmSpeedups } from '../evm/speedups.js'
+import { assertEvmPatched } from '../evm/speedups.js'
+import { importEthereumjsModule } from '../evm/evm-internals.js'
+import type { CommonParams } from '../evm/params-memo.js'
 import { blockHashSource } from '../evm/block-hashes.js'
 import { FixedMerkleStateManager } from '../evm/state-manager.js'
 import { RpcError, toShape } from '../rpc/errors.js'
 import { encodeBody } from './body.js'
-import { buildBlock } from './builder.js'
 import type { BuiltBlock } from './builder.js'
+import type { BlockVM } from './block-vm.js'
 import type { HeadInfo, NewBlockEvent, PoolQuery, TxWire } from './messages.js'
 import { fromWire, toWire } from './pooled-tx.js'
 import { encodeReceipts } from './receipts.js'
@@ -74,6 +75,7 @@ function caches(size: number): Caches {
 export class Producer {
   private head!: BlockHeader
   private sealing: Promise<void> | undefined
+  private blockVMLoading: Promise<BlockVM> | undefined
   private sealAgain = false
   private timer: NodeJS.Timeout | undefined
   private lastSealAt = 0
@@ -87,7 +89,8 @@ export class Producer {
     private readonly level: ChainLevel,
     private readonly common: Common,
     private readonly trieDb: WritableTrieDB,
-    private readonly vm: VM,
+    private readonly sm: BulkFlushStateManager,
+    private readonly blockchain: EVMMockBlockchainInterface,
     private readonly reader: HeadAccountReader,
     private readonly diffs: StateDiffRecorder,
     private readonly recentHashes: Map<bigint, Uint8Array>,
@@ -106,7 +109,9 @@ export class Producer {
     options: ProducerOptions = {},
   ): Promise<Producer> {
     const crypto = await loadFastCrypto()
-    await installEvmSpeedups()
+    assertEvmPatched()
+    // the VM's parameters alone (not the package): the chain's Common is primed with them before any copy is made
+    const { paramsVM } = await importEthereumjsModule<{ paramsVM: CommonParams }>('@ethereumjs/vm', 'params.js')
     const common = createChainCommon(genesis, crypto.customCrypto, paramsVM)
     const nodeCache = createNodeCache(50_000)
     const trieDb = new WritableTrieDB(level, nodeCache, config.stateHistory > 0)
@@ -127,13 +132,13 @@ export class Producer {
     const reader = new HeadAccountReader({ fetch: (key) => committedNodes.get(key) }, crypto.keccak256)
     const recentHashes = new Map<bigint, Uint8Array>()
     const blockchain = blockHashSource(async (n) => recentHashes.get(n) ?? (await level.get(Keys.canonicalHash(n))))
-    const vm = await createVM({ common, stateManager: sm, blockchain })
     const producer = new Producer(
       config,
       level,
       common,
       trieDb,
-      vm,
+      sm,
+      blockchain,
       reader,
       diffs,
       recentHashes,
@@ -355,6 +360,15 @@ export class Producer {
     }
   }
 
+  /**
+   * The VM blocks are built with (block-vm.ts), loaded on the first call: the producer thread asks for it
+   * once the ready message is posted, and a block sealed before it has loaded waits for it.
+   */
+  blockVM(): Promise<BlockVM> {
+    this.blockVMLoading ??= import('./block-vm.js').then(({ loadBlockVM }) => loadBlockVM(this.common, this.sm, this.blockchain))
+    return this.blockVMLoading
+  }
+
   /** Seals one block; concurrent calls coalesce. */
   seal(): Promise<void> {
     if (this.sealing !== undefined) {
@@ -384,7 +398,8 @@ export class Producer {
     let built: BuiltBlock
     const buildStartedAt = performance.now()
     try {
-      built = await buildBlock(this.vm, this.common, {
+      const { vm, buildBlock } = await this.blockVM()
+      built = await buildBlock(vm, this.common, {
         parent,
         candidates,
         timestamp,
@@ -396,7 +411,7 @@ export class Producer {
     } catch (err) {
       this.trieDb.discard()
       this.diffs.discard()
-      await this.vm.stateManager.setStateRoot(parent.stateRoot, true)
+      await this.sm.setStateRoot(parent.stateRoot, true)
       throw err
     }
     await this.commitBlock(built, performance.now() - buildStartedAt)
@@ -440,7 +455,7 @@ export class Producer {
     } catch (err) {
       this.trieDb.discard()
       this.diffs.discard()
-      await this.vm.stateManager.setStateRoot(this.head.stateRoot, true)
+      await this.sm.setStateRoot(this.head.stateRoot, true)
       throw err
     }
     const stateDiff = this.diffs.take(this.head.stateRoot, header.stateRoot)

@@ -65,7 +65,7 @@ test('accounts missing from the producer cache are read through the trie reader,
       }
       assert.equal((await chain.sealBlock()).txHashes.length, senders.length)
     }
-    const sm = chain.producer.vm.stateManager
+    const sm = chain.producer.sm
     assert.ok(sm instanceof BulkFlushStateManager)
     let mptReads = 0
     const mptGet = sm._trie.get.bind(sm._trie)
@@ -113,7 +113,7 @@ test('storage slots missing from the producer cache are read through the trie re
       }
       assert.equal((await chain.sealBlock()).txHashes.length, 20)
     }
-    const sm = chain.producer.vm.stateManager
+    const sm = chain.producer.sm
     assert.ok(sm instanceof BulkFlushStateManager)
     let storageTries = 0
     const open = sm._getStorageTrie.bind(sm)

@@ -11,7 +11,7 @@ test('nonces and balances at each new head match the state the block left, for o
   const chain = await openTempChain({ funded: senders })
   try {
     const reader = chain.producer.reader
-    const sm = chain.producer.vm.stateManager
+    const sm = chain.producer.sm
     const addresses = [...senders.map((key) => bytesToHex(privateToAddress(key))), recipient(0), recipient(7), recipient(99)]
     const before = await Promise.all(addresses.map((a) => reader.getBalance(a)))
     for (let b = 1; b <= 3; b++) {
