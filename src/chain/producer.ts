@@ -23,6 +23,7 @@ import type { BuiltBlock } from './builder.js'
 import type { BlockVM } from './block-vm.js'
 import type { HeadInfo, NewBlockEvent, PoolQuery, TxWire } from './messages.js'
 import { fromWire, toWire } from './pooled-tx.js'
+import type { PooledTx } from './pooled-tx.js'
 import { encodeReceipts } from './receipts.js'
 import type { ReceiptRecord } from './receipts.js'
 import type { ChainLevel } from './store/level.js'
@@ -243,10 +244,21 @@ export class Producer {
   }
 
   private async restorePool(): Promise<void> {
-    let restored = 0
+    const journaled: Array<{ key: Uint8Array; ptx: PooledTx }> = []
     for await (const [key, value] of this.level.iterator(Keys.pooledTxRange)) {
       try {
-        const ptx = fromWire(decodeWire(value), this.common)
+        journaled.push({ key, ptx: fromWire(decodeWire(value), this.common) })
+      } catch {
+        await this.level.del(key)
+      }
+    }
+    // each sender's in nonce order: the journal is keyed by hash, and the pool refuses a transaction
+    // more than maxQueuedPerAccount nonces past what it holds of the sender (so a sender with more
+    // pooled than that would lose the ones restored ahead of their predecessors)
+    journaled.sort((a, b) => compareSenderNonce(a.ptx, b.ptx))
+    let restored = 0
+    for (const { key, ptx } of journaled) {
+      try {
         await this.pool.add(ptx, this.reader, this.nextBaseFee())
         restored++
       } catch {
@@ -523,3 +535,8 @@ export function decodeWire(bytes: Uint8Array): TxWire {
 
 export const errorShape = (err: unknown) =>
   err instanceof RpcError ? toShape(err) : { code: -32603, message: (err as Error)?.message ?? String(err) }
+
+function compareSenderNonce(a: PooledTx, b: PooledTx): number {
+  if (a.sender !== b.sender) return a.sender < b.sender ? -1 : 1
+  return a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0
+}

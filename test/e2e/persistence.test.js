@@ -210,3 +210,27 @@ test('a transaction still in the pool survives a graceful restart and is mined a
   assert.equal(mined.status, '0x1')
   assert.equal(BigInt(await rpcResult(node.url, 'eth_getBalance', [DEV_ADDRESSES[9], mined.blockNumber])), 10_000n * 10n ** 18n + 4242n)
 })
+
+test("a sender's 150 pooled transactions all survive a graceful restart, whatever order the journal keeps them in", async () => {
+  // the pool refuses a transaction more than 64 nonces (--txpool-max-queued-per-account) past what it
+  // holds of the sender: restored in the journal's (hash) order, most of these would be
+  let node = await start({ blockTime: 30 })
+  const sender = new Wallet(DEV_KEYS[7])
+  const fees = await feesOf(node.url)
+  const hashes = []
+  for (let nonce = 0; nonce < 150; nonce++) {
+    hashes.push(await rpcResult(node.url, 'eth_sendRawTransaction', [await signTransfer(sender, nonce, DEV_ADDRESSES[6], 1n, fees)]))
+  }
+  const pendingOf = async () => {
+    const content = await rpcResult(node.url, 'txpool_content')
+    const entry = Object.entries(content.pending).find(([address]) => address.toLowerCase() === sender.address.toLowerCase())
+    return Object.values(entry?.[1] ?? {}).map((tx) => tx.hash)
+  }
+  assert.equal((await pendingOf()).length, 150, 'all pending before the restart')
+
+  node = await restart(node, { blockTime: 30 })
+  assert.deepEqual(new Set(await pendingOf()), new Set(hashes), 'all pending after the restart')
+  node = await restart(node, { blockTime: 1 })
+  for (const hash of hashes) assert.equal((await waitForReceipt(node.url, hash, 30_000)).status, '0x1')
+  assert.equal(BigInt(await rpcResult(node.url, 'eth_getTransactionCount', [sender.address, 'latest'])), 150n)
+})
