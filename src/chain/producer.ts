@@ -77,6 +77,8 @@ export class Producer {
   private head!: BlockHeader
   private sealing: Promise<void> | undefined
   private blockVMLoading: Promise<BlockVM> | undefined
+  /** Pending while a block's transactions have left the pool and its event is not posted yet (see query). */
+  private poolSettling: Promise<void> | undefined
   private sealAgain = false
   private timer: NodeJS.Timeout | undefined
   private lastSealAt = 0
@@ -351,7 +353,14 @@ export class Producer {
     return { hash: ptx.hash, nextBlock }
   }
 
+  /**
+   * Answers reflect the pool before a block or after its event is posted, never in between: an answer
+   * posted once the block's transactions had left the pool but ahead of the block event would reach the
+   * main thread before the block does, and a mined transaction would be neither in its index nor in the
+   * pool's answer.
+   */
   async query(query: PoolQuery): Promise<unknown> {
+    if (this.poolSettling !== undefined) await this.poolSettling
     switch (query.q) {
       case 'status':
         return this.pool.status()
@@ -477,14 +486,21 @@ export class Producer {
     this.recentHashes.set(number, hash)
     this.recentHashes.delete(number - BigInt(BLOCKHASH_WINDOW) - 1n)
     this.reader.setRoot(header.stateRoot)
-    const evicted = await this.pool.onBlock(included, invalid, this.reader, header.calcNextBaseFee())
-    if (evicted.length > 0) {
-      await this.level.batch(evicted.map((p) => ({ type: 'del' as const, key: Keys.pooledTx(trustedHexToBytes(p.hash)) })))
+    let settled!: () => void
+    this.poolSettling = new Promise<void>((resolve) => (settled = resolve))
+    try {
+      const evicted = await this.pool.onBlock(included, invalid, this.reader, header.calcNextBaseFee())
+      if (evicted.length > 0) {
+        await this.level.batch(evicted.map((p) => ({ type: 'del' as const, key: Keys.pooledTx(trustedHexToBytes(p.hash)) })))
+      }
+      const stats = { buildMs, commitMs: performance.now() - commitStartedAt, writeMs, droppedTxs: invalid.length, plainTransfers: built.plainTransfers }
+      // the pool's senders as of this message: taken when it is posted, after the block's transactions left
+      const pooledSenders = this.pool.senderAddresses()
+      this.events.onBlock({ kind: 'block', head: headInfo(header), headerRlp, bodyRlp, receiptsRlp, txHashes, stats, stateDiff, pooledSenders })
+    } finally {
+      this.poolSettling = undefined
+      settled()
     }
-    const stats = { buildMs, commitMs: performance.now() - commitStartedAt, writeMs, droppedTxs: invalid.length, plainTransfers: built.plainTransfers }
-    // the pool's senders as of this message: taken when it is posted, after the block's transactions left
-    const pooledSenders = this.pool.senderAddresses()
-    this.events.onBlock({ kind: 'block', head: headInfo(header), headerRlp, bodyRlp, receiptsRlp, txHashes, stats, stateDiff, pooledSenders })
   }
 
   /** Stops sealing, lets the block in progress finish, and leaves the pool journalled on disk. */

@@ -111,20 +111,34 @@ export function blockMethods(deps: MethodDeps): Record<string, MethodHandler> {
     return deps.producer.query<TxWire | null>({ q: 'get', hash })
   }
 
-  async function transactionByHash(hash: string): Promise<RawJson | null> {
+  /**
+   * A transaction mined (its block and position) or pooled (as the pool holds it); undefined when neither.
+   * After a pool miss the index is read again: a transaction mined between the two reads has left the
+   * pool, and the producer answers such a miss only after the block's event (Producer.query), which the
+   * view has applied by then.
+   */
+  async function findTx(hash: string): Promise<{ mined: { block: BlockRecord | undefined; index: number } } | { wire: TxWire } | undefined> {
     const mined = await minedAt(hash)
-    if (mined !== undefined) return mined.block === undefined ? null : transactionJson(mined.block, mined.index)
+    if (mined !== undefined) return { mined }
     const wire = await pooled(hash)
-    if (wire === null) return null
-    const tx = createTxFromRLP(wire.raw, { common: deps.common })
-    return new RawJson(JSON.stringify(formatTransaction(tx, wire.sender, null)))
+    if (wire !== null) return { wire }
+    const minedMeanwhile = await minedAt(hash)
+    return minedMeanwhile === undefined ? undefined : { mined: minedMeanwhile }
+  }
+
+  async function transactionByHash(hash: string): Promise<RawJson | null> {
+    const found = await findTx(hash)
+    if (found === undefined) return null
+    if ('mined' in found) return found.mined.block === undefined ? null : transactionJson(found.mined.block, found.mined.index)
+    const tx = createTxFromRLP(found.wire.raw, { common: deps.common })
+    return new RawJson(JSON.stringify(formatTransaction(tx, found.wire.sender, null)))
   }
 
   async function rawTransactionByHash(hash: string): Promise<string> {
-    const mined = await minedAt(hash)
-    if (mined !== undefined) return mined.block === undefined ? NO_BYTES : bytesToHex(mined.block.rawTx(mined.index))
-    const wire = await pooled(hash)
-    return wire === null ? NO_BYTES : bytesToHex(wire.raw)
+    const found = await findTx(hash)
+    if (found === undefined) return NO_BYTES
+    if ('mined' in found) return found.mined.block === undefined ? NO_BYTES : bytesToHex(found.mined.block.rawTx(found.mined.index))
+    return bytesToHex(found.wire.raw)
   }
 
   async function receiptByHash(hash: string): Promise<RawJson | null> {
