@@ -65,6 +65,9 @@ function blockGetters(kind: 'Number' | 'Hash', lookup: BlockLookup): Record<stri
   }
 }
 
+/** Where a mined transaction is: its block (undefined if the block is not stored) and position. */
+type MinedTx = { block: BlockRecord | undefined; index: number }
+
 export function blockMethods(deps: MethodDeps): Record<string, MethodHandler> {
   const view = deps.view
   const methods: Record<string, MethodHandler> = {
@@ -101,7 +104,7 @@ export function blockMethods(deps: MethodDeps): Record<string, MethodHandler> {
    * Where a transaction older than the recent-transaction index was mined: its block (undefined if the
    * block is not stored) and position; undefined when it was not mined.
    */
-  async function minedAt(hash: string): Promise<{ block: BlockRecord | undefined; index: number } | undefined> {
+  async function minedAt(hash: string): Promise<MinedTx | undefined> {
     const loc = await view.txLocation(hash)
     return loc === undefined ? undefined : { block: await view.blockByNumber(loc.number), index: loc.index }
   }
@@ -117,7 +120,7 @@ export function blockMethods(deps: MethodDeps): Record<string, MethodHandler> {
    * pool, and the producer answers such a miss only after the block's event (Producer.query), which the
    * view has applied by then.
    */
-  async function findTx(hash: string): Promise<{ mined: { block: BlockRecord | undefined; index: number } } | { wire: TxWire } | undefined> {
+  async function findTx(hash: string): Promise<{ mined: MinedTx } | { wire: TxWire } | undefined> {
     const mined = await minedAt(hash)
     if (mined !== undefined) return { mined }
     const wire = await pooled(hash)
