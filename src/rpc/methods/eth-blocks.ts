@@ -116,15 +116,18 @@ export function blockMethods(deps: MethodDeps): Record<string, MethodHandler> {
 
   /**
    * A transaction mined (its block and position) or pooled (as the pool holds it); undefined when neither.
-   * After a pool miss the index is read again: a transaction mined between the two reads has left the
-   * pool, and the producer answers such a miss only after the block's event (Producer.query), which the
-   * view has applied by then.
+   * After a pool miss the index is read again if a block was applied meanwhile: a transaction mined
+   * between the two reads has left the pool, and the producer answers such a miss only after the block's
+   * event (Producer.query), which the view has applied by then. With no block applied, the index cannot
+   * show it (the view answers only up to its head).
    */
   async function findTx(hash: string): Promise<{ mined: MinedTx } | { wire: TxWire } | undefined> {
+    const head = view.head.number
     const mined = await minedAt(hash)
     if (mined !== undefined) return { mined }
     const wire = await pooled(hash)
     if (wire !== null) return { wire }
+    if (view.head.number === head) return undefined
     const minedMeanwhile = await minedAt(hash)
     return minedMeanwhile === undefined ? undefined : { mined: minedMeanwhile }
   }
