@@ -83,7 +83,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
   producer.onPendingTx((hashes) => filters.onPendingTransactions(hashes))
   const executor = new ExecPool(
     { dataDir: config.dataDir, genesis, limits: { gasCap: config.rpcGasCap, timeoutMs: config.rpcEvmTimeoutMs } },
-    { workers: config.callWorkers },
+    { workers: config.callWorkers, burstWorkers: config.callBurstWorkers },
   )
   producer.onBlock((event) => {
     if (event.stateDiff === undefined) return

@@ -170,6 +170,10 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
     flag: 'call-workers', env: 'KEEL_CALL_WORKERS', group: 'Execution', type: 'int', metavar: 'N',
     min: 0, max: 256, default: 0, defaultText: '0 (one per core but one)', help: 'threads running eth_call, eth_estimateGas and eth_createAccessList (0 = one per core but one, at least one)',
   },
+  callBurstWorkers: {
+    flag: 'call-burst-workers', env: 'KEEL_CALL_BURST_WORKERS', group: 'Execution', type: 'int', metavar: 'N',
+    min: 0, max: 256, default: 1, help: 'threads added while a call has run 250 ms and others wait behind it; each leaves after 30 s idle (0 = never)',
+  },
 
   httpBodyLimit: {
     flag: 'http-body-limit', env: 'KEEL_HTTP_BODY_LIMIT', group: 'Transport limits', type: 'int', metavar: 'BYTES',

@@ -36,6 +36,7 @@ export interface KeelConfig {
   rpcEvmTimeoutMs: number
   /** Workers in the eth_call pool (0 = derive from core count). */
   callWorkers: number
+  callBurstWorkers: number
 
   // Transport limits
   httpBodyLimit: number

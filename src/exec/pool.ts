@@ -14,6 +14,10 @@
 // timeout error; the calls of its task that had not finished, and the task waiting behind it in that
 // worker, go back to the queue. (piscina's own abort signal would do the termination, but piscina
 // never gives a second task to a worker running an abortable one.)
+// A call that runs long (a heavy view function, or one sent to stall the node) would make every call
+// queued behind it wait as long: once one has run LONG_CALL_MS while others wait, the pool grows by
+// `burstWorkers` threads and withdraws the tasks waiting behind it (no worker has claimed them), so
+// their calls run on the new thread. An extra thread leaves after piscina's idle timeout.
 
 import { CALL_WORKER_HEAP_LIMITS } from '../util/worker-heap.js'
 import { goDuration } from '../util/go-duration.js'
@@ -48,6 +52,8 @@ interface Running {
   progress: CallProgress
   /** the index of the call that ran past the limit, once the watchdog fired */
   runaway: number
+  /** taken back before a worker claimed it: its calls were queued again, its outcome is ignored */
+  withdrawn: boolean
 }
 
 export interface ExecPoolInit {
@@ -66,6 +72,8 @@ export interface Executor {
 export interface ExecPoolOptions {
   /** worker threads; 0 = derive from the core count */
   workers?: number
+  /** threads added while a call runs long and others wait (default 1; 0 = never) */
+  burstWorkers?: number
   /** calls waiting for a worker before new ones are refused */
   maxQueue?: number
   /** most calls carried by one piscina task */
@@ -90,6 +98,8 @@ export interface ExecPoolStats {
   timeouts: number
   /** trie nodes the workers fetched from LevelDB: stays flat while calls at the head are warm */
   trieNodeReads: number
+  /** times a long call made the pool add burst workers */
+  bursts: number
 }
 
 /** Told how work moves through the pool (metrics); durations in milliseconds. */
@@ -115,6 +125,10 @@ export function defaultCallWorkers(cores = availableParallelism()): number {
 export const executionTimedOut = (ms: number): RpcError => serverError(`execution aborted (timeout = ${goDuration(ms)})`)
 
 const TASKS_PER_WORKER = 2
+/** How long a call runs before the calls waiting behind it move to a burst worker (a call at the head takes well under 1 ms). */
+const LONG_CALL_MS = 250
+/** An idle burst worker leaves after this long. */
+const BURST_IDLE_MS = 30_000
 /** how piscina fails the tasks of a worker thread that exited */
 const WORKER_EXITED = 'worker exited with code'
 
@@ -122,6 +136,10 @@ export class ExecPool implements Executor {
   private readonly stateDiffs: BroadcastChannel
   private readonly piscina: Piscina<ExecBatch, ExecBatchResult>
   readonly workers: number
+  private readonly burstWorkers: number
+  /** the workers tasks are dispatched for: `workers`, plus `burstWorkers` while a call runs long */
+  private activeWorkers: number
+  private bursts = 0
   private readonly maxQueue: number
   private readonly maxBatch: number
   private readonly timeoutMs: number
@@ -142,6 +160,8 @@ export class ExecPool implements Executor {
 
   constructor(init: ExecPoolInit, opts: ExecPoolOptions = {}) {
     this.workers = opts.workers !== undefined && opts.workers > 0 ? opts.workers : defaultCallWorkers()
+    this.burstWorkers = opts.burstWorkers ?? 1
+    this.activeWorkers = this.workers
     this.maxQueue = opts.maxQueue ?? 4096
     this.maxBatch = opts.maxBatch ?? 64
     this.timeoutMs = init.limits.timeoutMs
@@ -151,8 +171,8 @@ export class ExecPool implements Executor {
     this.piscina = new Piscina({
       filename: new URL('./worker.js', import.meta.url).href,
       minThreads: this.workers,
-      maxThreads: this.workers,
-      idleTimeout: 60_000,
+      maxThreads: this.workers + this.burstWorkers,
+      idleTimeout: BURST_IDLE_MS,
       // piscina's default ('sync') parks an idle worker in Atomics.wait and runs a task without turning
       // its event loop, so the state diffs broadcast after each block were never delivered to a worker
       // and every call at a new head walked the trie again
@@ -164,15 +184,18 @@ export class ExecPool implements Executor {
   }
 
   get stats(): ExecPoolStats {
+    // burst workers included while they live
+    const workers = Math.max(this.workers, this.piscina.threads.length)
     return {
-      workers: this.workers,
+      workers,
       queued: this.queue.length - this.queueHead,
       // piscina gives a task to an idle worker before it doubles one up
-      running: Math.min(this.workers, this.runningTasks.size),
+      running: Math.min(workers, this.runningTasks.size),
       piscinaTasks: this.piscinaTasks,
       calls: this.calls,
       timeouts: this.timeouts,
       trieNodeReads: this.trieNodeReads,
+      bursts: this.bursts,
     }
   }
 
@@ -204,7 +227,7 @@ export class ExecPool implements Executor {
   }
 
   private pump(): void {
-    const maxTasks = this.workers * TASKS_PER_WORKER
+    const maxTasks = this.activeWorkers * TASKS_PER_WORKER
     while (this.runningTasks.size < maxTasks && this.queueHead < this.queue.length) {
       const waiting = this.queue.length - this.queueHead
       const free = maxTasks - this.runningTasks.size
@@ -226,7 +249,7 @@ export class ExecPool implements Executor {
     // progress buffers are reused: a SharedArrayBuffer per task showed in the main thread's profile
     const progress = this.spareProgress.pop() ?? new CallProgress()
     progress.reset()
-    const running: Running = { items, progress, runaway: -1 }
+    const running: Running = { items, progress, runaway: -1, withdrawn: false }
     this.runningTasks.add(running)
     this.piscinaTasks++
     this.calls += items.length
@@ -241,10 +264,12 @@ export class ExecPool implements Executor {
       .run({ tasks, progress: running.progress.buffer })
       .then(
         ({ results, trieNodeReads }) => {
+          if (running.withdrawn) return
           this.trieNodeReads += trieNodeReads
           for (let i = 0; i < items.length; i++) items[i].resolve(fromWire(results[i]))
         },
         (err: unknown) => {
+          if (running.withdrawn) return
           if (running.runaway < 0 && !this.closed && this.diedWithRecycledWorker(running, err)) {
             // it waited behind (or ran beside) a runaway call in the worker that was terminated
             this.queue.splice(this.queueHead, 0, ...items)
@@ -262,7 +287,7 @@ export class ExecPool implements Executor {
         },
       )
       .finally(() => {
-        observer?.onTaskFinished(items.length, performance.now() - startedAt)
+        if (!running.withdrawn) observer?.onTaskFinished(items.length, performance.now() - startedAt)
         this.runningTasks.delete(running)
         this.spareProgress.push(running.progress)
         // with nothing running, no task can still fail with a terminated worker
@@ -289,16 +314,44 @@ export class ExecPool implements Executor {
     if (this.runningTasks.size === 0) {
       clearInterval(this.watchdog)
       this.watchdog = undefined
+      this.activeWorkers = this.workers
       return
     }
     const now = Date.now()
+    let longCall = false
     for (const running of this.runningTasks) {
       if (running.runaway >= 0) continue
       const index = running.progress.current
-      if (index < 0 || now - running.progress.currentSince < this.timeoutMs) continue
+      if (index < 0) continue
+      const ranMs = now - running.progress.currentSince
+      if (ranMs >= LONG_CALL_MS) longCall = true
+      if (ranMs < this.timeoutMs) continue
       running.runaway = index
       this.recycle(running.progress.thread)
     }
+    if (!longCall) this.activeWorkers = this.workers
+    else if (this.activeWorkers === this.workers && this.burstWorkers > 0) this.burst()
+  }
+
+  /**
+   * A call runs long: dispatch for the burst workers too, and take back the tasks no worker has claimed
+   * (they wait in a busy worker's queue) to run their calls there, ahead of newer calls.
+   */
+  private burst(): void {
+    const withdrawn: Pending[] = []
+    for (const running of this.runningTasks) {
+      if (!running.progress.withdraw()) continue
+      running.withdrawn = true
+      this.runningTasks.delete(running)
+      // counted again when dispatched anew
+      this.calls -= running.items.length
+      for (const item of running.items) withdrawn.push(item)
+    }
+    if (withdrawn.length === 0 && this.queueHead === this.queue.length) return
+    this.bursts++
+    this.activeWorkers = this.workers + this.burstWorkers
+    if (withdrawn.length > 0) this.queue.splice(this.queueHead, 0, ...withdrawn)
+    this.pump()
   }
 
   /** Terminates a worker thread; piscina fails its tasks with WORKER_EXITED and starts a new one. */

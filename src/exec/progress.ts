@@ -1,9 +1,11 @@
 // Which call of a piscina task a worker is running, on which thread, and since when, shared through a
 // SharedArrayBuffer: the worker writes, the pool's watchdog on the main thread reads. No messages, no
-// locks.
+// locks. A task not picked up yet can be withdrawn by the pool (its calls go to another worker): the
+// worker claims a task before running it, and whichever side swaps the thread slot first wins.
 
 const INDEX = 0
 const THREAD = 1
+const WITHDRAWN = -1
 
 export class CallProgress {
   private readonly ints: Int32Array
@@ -20,14 +22,23 @@ export class CallProgress {
     Atomics.store(this.ints, INDEX, 0)
   }
 
-  /** Worker side: call `i` starts now, on worker thread `threadId`. */
-  start(i: number, threadId: number): void {
+  /** Worker side: takes the task on thread `threadId`; false when the pool withdrew it (skip its calls). */
+  claim(threadId: number): boolean {
+    return Atomics.compareExchange(this.ints, THREAD, 0, threadId) === 0
+  }
+
+  /** Main side: takes back a task no worker has claimed; false when one already runs it. */
+  withdraw(): boolean {
+    return Atomics.compareExchange(this.ints, THREAD, 0, WITHDRAWN) === 0
+  }
+
+  /** Worker side: call `i` of the claimed task starts now. */
+  start(i: number): void {
     this.startedAt[0] = Date.now()
-    Atomics.store(this.ints, THREAD, threadId)
     Atomics.store(this.ints, INDEX, i + 1)
   }
 
-  /** Main side: the worker thread running the task (its threadId), or 0 before one picked it up. */
+  /** Main side: the worker thread running the task (its threadId), 0 before one claimed it, -1 withdrawn. */
   get thread(): number {
     return Atomics.load(this.ints, THREAD)
   }

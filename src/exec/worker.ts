@@ -75,10 +75,12 @@ let previous: Promise<unknown> = Promise.resolve()
 
 async function runBatch(batch: ExecBatch): Promise<ExecBatchResult> {
   const progress = new CallProgress(batch.progress)
+  // withdrawn while it waited behind a long call: another worker runs its calls (pool.ts)
+  if (!progress.claim(threadId)) return { results: [], trieNodeReads: 0 }
   const readsBefore = engine.trieNodeReads
   const results: WireResult[] = []
   for (let i = 0; i < batch.tasks.length; i++) {
-    progress.start(i, threadId)
+    progress.start(i)
     results.push(toWire(await engine.run(batch.tasks[i])))
   }
   return { results, trieNodeReads: engine.trieNodeReads - readsBefore }

@@ -6,7 +6,7 @@ import type { CollectableGauge, MetricsRegistry } from './registry.js'
 import type { ExecPoolObserver, ExecPoolStats } from '../exec/pool.js'
 
 /** What the metrics read from the pool. */
-export type CallPoolStats = Pick<ExecPoolStats, 'workers' | 'queued' | 'running' | 'calls' | 'timeouts' | 'trieNodeReads'>
+export type CallPoolStats = Pick<ExecPoolStats, 'workers' | 'queued' | 'running' | 'calls' | 'timeouts' | 'trieNodeReads' | 'bursts'>
 
 const SECONDS_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
@@ -23,7 +23,7 @@ export class CallPoolMetrics implements ExecPoolObserver {
   constructor(private readonly register: MetricsRegistry) {
     this.queueLength = register.gauge({ name: 'keel_call_pool_queue_length', help: 'Calls waiting for a call pool worker' })
     this.busyWorkers = register.gauge({ name: 'keel_call_pool_busy_workers', help: 'Call pool workers running a task' })
-    this.workers = register.gauge({ name: 'keel_call_pool_workers', help: 'Call pool worker threads' })
+    this.workers = register.gauge({ name: 'keel_call_pool_workers', help: 'Call pool worker threads (burst workers included while they live)' })
     this.waitTime = register
       .histogramFamily({
         name: 'keel_call_pool_wait_seconds',
@@ -60,6 +60,11 @@ export class CallPoolMetrics implements ExecPoolObserver {
       name: 'keel_call_pool_timeouts_total',
       help: 'Call pool tasks stopped by the EVM timeout (--rpc-evm-timeout)',
       read: () => stats().timeouts,
+    })
+    this.register.externalCounter({
+      name: 'keel_call_pool_bursts_total',
+      help: 'Times a call ran long while others waited and the call pool added burst workers (--call-burst-workers)',
+      read: () => stats().bursts,
     })
     this.register.externalCounter({
       name: 'keel_call_trie_node_reads_total',

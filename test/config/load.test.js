@@ -50,6 +50,7 @@ test('defaults', () => {
     rpcGasCap: 50_000_000n,
     rpcEvmTimeoutMs: 5000,
     callWorkers: 0,
+    callBurstWorkers: 1,
     httpBodyLimit: 5242880,
     batchRequestLimit: 1000,
     batchResponseMaxSize: 25000000,

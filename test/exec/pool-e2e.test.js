@@ -1,10 +1,11 @@
-// Through a running node: a runaway eth_call answers geth's timeout error, and methods that need no
-// EVM answer at once while the call pool is saturated.
+// Through a running node: a runaway eth_call answers geth's timeout error, methods that need no EVM
+// answer at once while the call pool is saturated, and a long call does not hold up the calls behind it.
 
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { startNode, DEV_ADDRESSES } from '../helpers/node.js'
 import { rpc } from '../helpers/rpc.js'
+import { scrape, value } from '../helpers/prom.js'
 
 const LOOPER = '0x00000000000000000000000000000000000100f1'
 const loopCall = (id) => [{ to: LOOPER, data: `0x${id.toString(16).padStart(8, '0')}` }, 'latest', { [LOOPER]: { code: '0x5b6020600020505b600056' } }]
@@ -34,4 +35,30 @@ test('reads answer quickly while the pool is saturated; runaway calls get the ti
   for (const a of answers) assert.deepEqual(a.error, { code: -32000, message: 'execution aborted (timeout = 400ms)' })
   const fine = await rpc(node.url, 'eth_estimateGas', [{ from: DEV_ADDRESSES[0], to: LOOPER, value: '0x1' }])
   assert.equal(fine.result, '0x5208')
+})
+
+test('a long eth_call does not hold up other eth_calls: they move to a burst worker', async () => {
+  // one worker, and a call that runs until its 4 s limit (the gas cap is out of its reach)
+  const slowNode = await startNode({ args: ['--call-workers', '1', '--rpc-evm-timeout-ms', '4000', '--rpc-gas-cap', '10000000000'] })
+  try {
+    await rpc(slowNode.url, 'eth_call', loopCall(100).slice(0, 1).concat(['latest'])).catch(() => {}) // the worker is up
+    const startedAt = Date.now()
+    let runawayAnsweredAt = 0
+    const runaway = rpc(slowNode.url, 'eth_call', loopCall(101)).then((a) => {
+      runawayAnsweredAt = Date.now()
+      return a
+    })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const answers = await Promise.all(Array.from({ length: 3 }, () => rpc(slowNode.url, 'eth_getBalance', [DEV_ADDRESSES[0], 'latest']).then(() =>
+      rpc(slowNode.url, 'eth_estimateGas', [{ from: DEV_ADDRESSES[0], to: DEV_ADDRESSES[1], value: '0x1' }]))))
+    const answeredAt = Date.now()
+    for (const a of answers) assert.equal(a.result, '0x5208')
+    assert.equal(runawayAnsweredAt, 0, `the other calls were answered only after the long one (${answeredAt - startedAt} ms)`)
+    const metrics = await scrape(slowNode.metricsUrl)
+    assert.equal(value(metrics, 'keel_call_pool_bursts_total'), 1)
+    assert.equal(value(metrics, 'keel_call_pool_workers'), 2, 'the burst worker runs beside the long call')
+    assert.deepEqual((await runaway).error, { code: -32000, message: 'execution aborted (timeout = 4s)' })
+  } finally {
+    await slowNode.stop()
+  }
 })

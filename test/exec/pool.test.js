@@ -91,7 +91,8 @@ describe('a runaway call', () => {
 })
 
 test('a task waiting in the worker of a runaway call is run again on its replacement and answers', async () => {
-  const pool = openPool({ workers: 1 }, 500)
+  // no burst worker: the waiting task stays in the runaway's worker until the watchdog terminates it
+  const pool = openPool({ workers: 1, burstWorkers: 0 }, 500)
   try {
     const alice = chain.dev[0].address
     await pool.run(balanceTask(alice)) // worker warm
@@ -107,6 +108,37 @@ test('a task waiting in the worker of a runaway call is run again on its replace
     await assert.rejects(runaway, { code: -32000, message: 'execution aborted (timeout = 500ms)' })
     assert.equal(pool.stats.timeouts, 1)
     assert.equal((await pool.run(balanceTask(alice))).ok, true, 'the replacement worker answers')
+  } finally {
+    await pool.close()
+  }
+})
+
+test('calls waiting behind a long call move to a burst worker and answer while it still runs', async () => {
+  // a limit the loop never reaches: it runs until it is out of gas (~1-3 s here)
+  const pool = openPool({ workers: 1 }, 60_000)
+  try {
+    const alice = chain.dev[0].address
+    await pool.run(balanceTask(alice)) // worker warm
+    let longDone = false
+    const long = pool.run(loopTask()).finally(() => {
+      longDone = true
+    })
+    await new Promise((resolve) => setImmediate(resolve)) // the long call's task is dispatched alone
+    const tasksBefore = pool.stats.piscinaTasks
+    const behind = Array.from({ length: 5 }, () => pool.run(balanceTask(alice)).then((r) => ({ r, longDone })))
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.equal(pool.stats.piscinaTasks, tasksBefore + 1, 'the second task went to the busy worker')
+    for (const { r, longDone: afterLong } of await Promise.all(behind)) {
+      assert.equal(r.ok && BigInt(r.returnData), 1_000_000n * 10n ** 18n)
+      assert.equal(afterLong, false, 'a call waiting behind the long one was answered only after it')
+    }
+    assert.equal(pool.stats.bursts, 1)
+    assert.equal(pool.stats.workers, 2, 'the burst worker lives on while it is not idle for long')
+    const outcome = await long
+    assert.equal(outcome.ok, false)
+    assert.equal(outcome.error.message, 'out of gas', 'the long call ran to its end on its own worker')
+    assert.equal(pool.stats.timeouts, 0)
+    assert.equal((await pool.run(balanceTask(alice))).ok, true)
   } finally {
     await pool.close()
   }
