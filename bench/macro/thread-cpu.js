@@ -5,9 +5,11 @@
 //   npm run build && node bench/macro/thread-cpu.js unique      # eth_call balanceOf, 50k holders
 //   node bench/macro/thread-cpu.js repeated                      # the same eth_call every time
 //   node bench/macro/thread-cpu.js estimate                      # eth_estimateGas of ERC20 transfers
+//   node bench/macro/thread-cpu.js accesslist                    # eth_createAccessList of the same transfers
 //   node bench/macro/thread-cpu.js batch                         # a batch of 100 eth_getBalance (8 connections)
 //   node bench/macro/thread-cpu.js native                        # 64 senders x 40 transfers, all mined
 //   node bench/macro/thread-cpu.js erc20                         # the same with token transfers
+//   NO_WARMUP=1 node bench/macro/thread-cpu.js unique 3          # the first seconds of a cold node (no 3 s warm-up)
 // The transfer runs are not warmed up, as in the bench: the threads Node leaves unnamed besides the
 // producer and the call workers are V8's (TurboFan compiling the code paths a first burst reaches, and
 // garbage collection), and show what that first contact costs. There the load generator's CPU per
@@ -44,12 +46,13 @@ try {
     repeated: () => ({ body: repeatedBalanceOfCall(c) }),
     batch: () => ({ body: BALANCE_BATCH, connections: 8 }),
     estimate: (round) => ({ bodies: uniqueTransferEstimates(c, round * 50_000) }),
+    accesslist: (round) => ({ bodies: uniqueTransferEstimates(c, round * 50_000).map((body) => body.replace('eth_estimateGas', 'eth_createAccessList')) }),
   }[which]
   const transferKind = { native: 'native', erc20: 'erc20' }[which]
-  if (load === undefined && transferKind === undefined) throw new Error(`unknown scenario ${which}: unique, repeated, estimate, batch, native or erc20`)
+  if (load === undefined && transferKind === undefined) throw new Error(`unknown scenario ${which}: unique, repeated, estimate, accesslist, batch, native or erc20`)
   let measured
   if (load !== undefined) {
-    await cannon(node.url, { ...load(0), duration: 3 }) // warm-up (JIT, caches)
+    if (!process.env.NO_WARMUP) await cannon(node.url, { ...load(0), duration: 3 }) // warm-up (JIT, caches)
     measured = load(1)
   }
   const keelBefore = threadTimes(node.pid)
