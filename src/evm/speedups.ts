@@ -16,6 +16,7 @@ export const PATCHED_FILES: ReadonlyArray<{ pkg: string; file: string; marker: s
   { pkg: '@ethereumjs/evm', file: 'opcodes/functions.js', marker: 'runState.keelStopped = true' },
   { pkg: '@ethereumjs/evm', file: 'interpreter.js', marker: 'async _keelFinishStep(' },
   { pkg: '@ethereumjs/evm', file: 'interpreter.js', marker: 'e.keelStackHeight = this._runState.stack.length' },
+  { pkg: '@ethereumjs/evm', file: 'interpreter.js', marker: 'const keelYield = this._evm.keelYield' },
   { pkg: '@ethereumjs/evm', file: 'opcodes/gas.js', marker: 'keel: handlers that await nothing are plain functions' },
   { pkg: '@ethereumjs/evm', file: 'memory.js', marker: 'const INITIAL_SIZE = 1024' },
   { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'padded.set(msg, right ? 0 : length - msg.length)' },
