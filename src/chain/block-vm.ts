@@ -9,7 +9,6 @@ import type { EVMMockBlockchainInterface } from '@ethereumjs/evm'
 import { createVM } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
 import { cacheJumpDestinations } from '../evm/jumpdest-cache.js'
-import { TimeSlicer } from '../util/time-slicer.js'
 import { buildBlock } from './builder.js'
 import type { BulkFlushStateManager } from './store/bulk-flush-sm.js'
 
@@ -22,11 +21,5 @@ export interface BlockVM {
 export async function loadBlockVM(common: Common, stateManager: BulkFlushStateManager, blockchain: EVMMockBlockchainInterface): Promise<BlockVM> {
   await cacheJumpDestinations()
   const vm = await createVM({ common, stateManager, blockchain })
-  // A transaction that runs long (a loop until its gas runs out: ~0.8 s for 16M gas of KECCAK256 here)
-  // never waits on I/O, and the builder's turns between transactions come too late: every
-  // eth_sendRawTransaction and pool query waited for the whole block. The EVM (patches/) asks this
-  // every 1,024 steps; the pool reads the head's state, not the block's, so a turn is safe mid-transaction.
-  const slicer = new TimeSlicer()
-  ;(vm.evm as typeof vm.evm & { keelYield?: () => Promise<void> | undefined }).keelYield = () => (slicer.due ? slicer.turn() : undefined)
   return { vm, buildBlock }
 }

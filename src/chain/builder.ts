@@ -13,7 +13,7 @@ import { Bloom, encodeReceipt, runTx } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
 import { orderedTrieRoot } from './ordered-trie.js'
 import { applyPlainTransfer, plainTransfersApply } from './plain-transfer.js'
-import { eventLoopTurn } from '../util/time-slicer.js'
+import { eventLoopTurn, TimeSlicer } from '../util/time-slicer.js'
 import type { PooledTx } from './pooled-tx.js'
 import type { ReceiptRecord } from './receipts.js'
 import { beforeTransactions, requestsHashAfterTransactions } from './system-calls.js'
@@ -57,6 +57,11 @@ const BLOCK_TX_OVERHEAD_GAS = 21_000n
 /** The logs bloom of a receipt without logs; only ever read (encoded into the receipt). */
 const EMPTY_BLOOM = new Uint8Array(256)
 const YIELD_EVERY_TXS = 32
+/** A transaction that has run this long gives the event loop a turn, and again every as long. */
+const LONG_TX_SLICE_MS = 10
+
+/** The EVM's hook (patches/): asked every 1,024 steps, it may return a turn of the event loop to wait for. */
+type YieldingEvm = VM['evm'] & { keelYield?: () => Promise<void> | undefined }
 
 export async function buildBlock(vm: VM, common: Common, input: BuildInput): Promise<BuiltBlock> {
   const { parent } = input
@@ -88,6 +93,12 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
 
   await vm.evm.journal.checkpoint()
   try {
+    // A transaction that runs long (a loop until its gas runs out: ~0.8 s for 16M gas of KECCAK256 here)
+    // never waits on I/O, and the turns between transactions would come after it: every
+    // eth_sendRawTransaction and pool query waited for it. The pool reads the head's state, not the
+    // block's, so a turn is safe inside a transaction; the usual transaction never runs long enough to take one.
+    const slicer = new TimeSlicer(LONG_TX_SLICE_MS)
+    ;(vm.evm as YieldingEvm).keelYield = () => (slicer.due ? slicer.turn() : undefined)
     await beforeTransactions(vm, common, pending.header)
     let sinceYield = 0
     // as geth's miner: a transaction fits while the gas left covers its gas limit, and the block is
@@ -116,6 +127,7 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
         continue
       }
       let result
+      slicer.restart()
       try {
         result = await runTx(vm, { tx: ptx.tx, block: pending, blockGasUsed: gasUsed, skipHardForkValidation: true })
       } catch {
