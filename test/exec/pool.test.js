@@ -144,6 +144,32 @@ test('calls waiting behind a long call move to a burst worker and answer while i
   }
 })
 
+test('while a call runs long, waves of calls keep answering on the burst worker', async () => {
+  const pool = openPool({ workers: 1 }, 60_000)
+  try {
+    const alice = chain.dev[0].address
+    await pool.run(balanceTask(alice))
+    let longDone = false
+    const long = pool.run(loopTask()).finally(() => {
+      longDone = true
+    })
+    await new Promise((resolve) => setTimeout(resolve, 300)) // long by now
+    // waves of calls, each from several clients at once: a task handed to the long call's worker would
+    // wait for it (the task withdrawn from it holds its second place until the long call ends)
+    for (let wave = 0; wave < 8 && !longDone; wave++) {
+      const answers = await Promise.all(Array.from({ length: 6 }, () => pool.run(balanceTask(alice)).then((r) => ({ r, longDone }))))
+      for (const { r, longDone: afterLong } of answers) {
+        assert.equal(r.ok, true)
+        assert.equal(afterLong, false, `a call of wave ${wave} was answered only after the long call`)
+      }
+    }
+    assert.equal(longDone, false, 'the long call ended before the waves did: nothing was tested')
+    assert.equal((await long).error.message, 'out of gas')
+  } finally {
+    await pool.close()
+  }
+})
+
 describe('coalescing and the queue bound', () => {
   test('calls submitted together share piscina tasks', async () => {
     const pool = openPool({ workers: 1 }, 5000)
