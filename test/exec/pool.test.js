@@ -113,19 +113,27 @@ test('a task waiting in the worker of a runaway call is run again on its replace
   }
 })
 
-test('calls waiting behind a long call move to a burst worker and answer while it still runs', async () => {
-  // a limit the loop never reaches: it runs until it is out of gas (~1-3 s here)
+/**
+ * A pool of one warm worker (and the default burst worker) running a call that loops until it is out of
+ * gas (~1-3 s here; the time limit is out of its reach). `ended()`: whether that call has answered.
+ */
+async function poolWithLongCall() {
   const pool = openPool({ workers: 1 }, 60_000)
+  await pool.run(balanceTask(chain.dev[0].address))
+  let ended = false
+  const long = pool.run(loopTask()).finally(() => {
+    ended = true
+  })
+  return { pool, long, ended: () => ended }
+}
+
+test('calls waiting behind a long call move to a burst worker and answer while it still runs', async () => {
+  const { pool, long, ended } = await poolWithLongCall()
   try {
     const alice = chain.dev[0].address
-    await pool.run(balanceTask(alice)) // worker warm
-    let longDone = false
-    const long = pool.run(loopTask()).finally(() => {
-      longDone = true
-    })
     await new Promise((resolve) => setImmediate(resolve)) // the long call's task is dispatched alone
     const tasksBefore = pool.stats.piscinaTasks
-    const behind = Array.from({ length: 5 }, () => pool.run(balanceTask(alice)).then((r) => ({ r, longDone })))
+    const behind = Array.from({ length: 5 }, () => pool.run(balanceTask(alice)).then((r) => ({ r, longDone: ended() })))
     await new Promise((resolve) => setImmediate(resolve))
     assert.equal(pool.stats.piscinaTasks, tasksBefore + 1, 'the second task went to the busy worker')
     for (const { r, longDone: afterLong } of await Promise.all(behind)) {
@@ -145,25 +153,20 @@ test('calls waiting behind a long call move to a burst worker and answer while i
 })
 
 test('while a call runs long, waves of calls keep answering on the burst worker', async () => {
-  const pool = openPool({ workers: 1 }, 60_000)
+  const { pool, long, ended } = await poolWithLongCall()
   try {
     const alice = chain.dev[0].address
-    await pool.run(balanceTask(alice))
-    let longDone = false
-    const long = pool.run(loopTask()).finally(() => {
-      longDone = true
-    })
     await new Promise((resolve) => setTimeout(resolve, 300)) // long by now
     // waves of calls, each from several clients at once: a task handed to the long call's worker would
     // wait for it (the task withdrawn from it holds its second place until the long call ends)
-    for (let wave = 0; wave < 8 && !longDone; wave++) {
-      const answers = await Promise.all(Array.from({ length: 6 }, () => pool.run(balanceTask(alice)).then((r) => ({ r, longDone }))))
+    for (let wave = 0; wave < 8 && !ended(); wave++) {
+      const answers = await Promise.all(Array.from({ length: 6 }, () => pool.run(balanceTask(alice)).then((r) => ({ r, longDone: ended() }))))
       for (const { r, longDone: afterLong } of answers) {
         assert.equal(r.ok, true)
         assert.equal(afterLong, false, `a call of wave ${wave} was answered only after the long call`)
       }
     }
-    assert.equal(longDone, false, 'the long call ended before the waves did: nothing was tested')
+    assert.equal(ended(), false, 'the long call ended before the waves did: nothing was tested')
     assert.equal((await long).error.message, 'out of gas')
   } finally {
     await pool.close()
