@@ -16,8 +16,10 @@
 // never gives a second task to a worker running an abortable one.)
 // A call that runs long (a heavy view function, or one sent to stall the node) would make every call
 // queued behind it wait as long: once one has run LONG_CALL_MS while others wait, the pool grows by
-// `burstWorkers` threads and withdraws the tasks waiting behind it (no worker has claimed them), so
-// their calls run on the new thread. An extra thread leaves after piscina's idle timeout.
+// `burstWorkers` threads and withdraws the calls waiting behind it that no worker has started (the rest
+// of its own task, which may hold other clients' calls, and the task queued after it in its worker), so
+// that they run on the new thread; the pool's balancer gives no task to a worker running a long call.
+// An extra thread leaves after piscina's idle timeout.
 
 import { CALL_WORKER_HEAP_LIMITS } from '../util/worker-heap.js'
 import { goDuration } from '../util/go-duration.js'
@@ -54,6 +56,10 @@ interface Running {
   runaway: number
   /** taken back before a worker claimed it: its calls were queued again, its outcome is ignored */
   withdrawn: boolean
+  /** the calls its worker runs: the first `kept` (the others were taken back and queued again) */
+  kept: number
+  /** the first `early` calls, done before a long call of the task, were queued again too (their results wait for it) */
+  early: number
 }
 
 export interface ExecPoolInit {
@@ -178,6 +184,7 @@ export class ExecPool implements Executor {
       // and every call at a new head walked the trie again
       atomics: 'disabled',
       concurrentTasksPerWorker: TASKS_PER_WORKER,
+      loadBalancer: (_task, workers) => this.pickWorker(workers),
       resourceLimits: CALL_WORKER_HEAP_LIMITS,
       workerData: { ...init, stateDiffChannel: channelName },
     })
@@ -249,7 +256,7 @@ export class ExecPool implements Executor {
     // progress buffers are reused: a SharedArrayBuffer per task showed in the main thread's profile
     const progress = this.spareProgress.pop() ?? new CallProgress()
     progress.reset()
-    const running: Running = { items, progress, runaway: -1, withdrawn: false }
+    const running: Running = { items, progress, runaway: -1, withdrawn: false, kept: items.length, early: 0 }
     this.runningTasks.add(running)
     this.piscinaTasks++
     this.calls += items.length
@@ -266,23 +273,25 @@ export class ExecPool implements Executor {
         ({ results, trieNodeReads }) => {
           if (running.withdrawn) return
           this.trieNodeReads += trieNodeReads
-          for (let i = 0; i < items.length; i++) items[i].resolve(fromWire(results[i]))
+          for (let i = 0; i < running.kept; i++) items[i].resolve(fromWire(results[i]))
         },
         (err: unknown) => {
           if (running.withdrawn) return
+          // the calls taken back (before `early`, from `kept` on) are queued again already
+          const own = running.early > 0 || running.kept < items.length ? items.slice(running.early, running.kept) : items
           if (running.runaway < 0 && !this.closed && this.diedWithRecycledWorker(running, err)) {
             // it waited behind (or ran beside) a runaway call in the worker that was terminated
-            this.queue.splice(this.queueHead, 0, ...items)
+            this.queue.splice(this.queueHead, 0, ...own)
             return
           }
           if (running.runaway < 0 || this.closed) {
-            for (const item of items) item.reject(err)
+            for (const item of own) item.reject(err)
             return
           }
           this.timeouts++
           items[running.runaway].reject(executionTimedOut(this.timeoutMs))
           // the others' results died with the worker: run them again (ahead of newer calls)
-          const others = items.filter((_, i) => i !== running.runaway)
+          const others = own.filter((item) => item !== items[running.runaway])
           if (others.length > 0) this.queue.splice(this.queueHead, 0, ...others)
         },
       )
@@ -330,26 +339,75 @@ export class ExecPool implements Executor {
       this.recycle(running.progress.thread)
     }
     if (!longCall) this.activeWorkers = this.workers
-    else if (this.activeWorkers === this.workers && this.burstWorkers > 0) this.burst()
+    else if (this.burstWorkers > 0) this.burst(this.activeWorkers === this.workers)
   }
 
   /**
-   * A call runs long: dispatch for the burst workers too, and take back the tasks no worker has claimed
-   * (they wait in a busy worker's queue) to run their calls there, ahead of newer calls.
+   * piscina's balancer: an idle worker, else the least busy one that is not running a long call (a task
+   * given to it would wait behind that call); none makes piscina keep the task until a worker frees up,
+   * and start a thread while it has fewer than its maximum.
    */
-  private burst(): void {
-    const withdrawn: Pending[] = []
-    for (const running of this.runningTasks) {
-      if (!running.progress.withdraw()) continue
-      running.withdrawn = true
-      this.runningTasks.delete(running)
-      // counted again when dispatched anew
-      this.calls -= running.items.length
-      for (const item of running.items) withdrawn.push(item)
+  private pickWorker<W extends { readonly id: number; readonly currentUsage: number }>(workers: W[]): W | null {
+    let candidate: W | null = null
+    let usage = TASKS_PER_WORKER
+    let now = 0
+    for (const worker of workers) {
+      const busy = worker.currentUsage
+      if (busy === 0) return worker
+      if (busy >= usage) continue
+      if (now === 0) now = Date.now()
+      if (this.runsLongCall(worker.id, now)) continue
+      candidate = worker
+      usage = busy
     }
-    if (withdrawn.length === 0 && this.queueHead === this.queue.length) return
-    this.bursts++
-    this.activeWorkers = this.workers + this.burstWorkers
+    return candidate
+  }
+
+  private runsLongCall(threadId: number, now: number): boolean {
+    for (const running of this.runningTasks) {
+      const progress = running.progress
+      if (progress.thread === threadId && progress.current >= 0 && now - progress.currentSince >= LONG_CALL_MS) return true
+    }
+    return false
+  }
+
+  /**
+   * Calls run long: queue again, ahead of newer calls, what would wait for them: the calls of their tasks
+   * no worker has started, and those their tasks ran before them (their results go out with the task's;
+   * the first answer of a call settles it); when the pool `grows` to dispatch for the burst workers too,
+   * also the tasks no worker has claimed (they may wait in a busy worker's queue).
+   */
+  private burst(grows: boolean): void {
+    const withdrawn: Pending[] = []
+    const now = Date.now()
+    for (const running of this.runningTasks) {
+      const { items, progress } = running
+      const current = progress.current
+      const long = current >= 0 && now - progress.currentSince >= LONG_CALL_MS
+      // a claimed task on a worker not held up by a long call runs on as it is; a task no worker has
+      // claimed yet is taken back once, as the pool grows (later it waits for the new thread)
+      if (!long && (progress.thread !== 0 || !grows)) continue
+      if (long && current > running.early) {
+        for (let i = running.early; i < current; i++) withdrawn.push(items[i])
+        this.calls -= current - running.early
+        running.early = current
+      }
+      const kept = progress.withdraw(running.kept)
+      if (kept === running.kept) continue
+      for (let i = kept; i < running.kept; i++) withdrawn.push(items[i])
+      // counted again when dispatched anew
+      this.calls -= running.kept - kept
+      running.kept = kept
+      if (kept === 0) {
+        running.withdrawn = true
+        this.runningTasks.delete(running)
+      }
+    }
+    if (withdrawn.length === 0 && (!grows || this.queueHead === this.queue.length)) return
+    if (grows) {
+      this.bursts++
+      this.activeWorkers = this.workers + this.burstWorkers
+    }
     if (withdrawn.length > 0) this.queue.splice(this.queueHead, 0, ...withdrawn)
     this.pump()
   }

@@ -79,9 +79,13 @@ async function runBatch(batch: ExecBatch): Promise<ExecBatchResult> {
   if (!progress.claim(threadId)) return { results: [], trieNodeReads: 0 }
   const readsBefore = engine.trieNodeReads
   const results: WireResult[] = []
-  for (let i = 0; i < batch.tasks.length; i++) {
-    progress.start(i)
-    results.push(toWire(await engine.run(batch.tasks[i])))
+  try {
+    // the pool may take back the calls not started yet (a call before them ran long): the results stop there
+    for (let i = 0; i < batch.tasks.length && progress.start(i); i++) {
+      results.push(toWire(await engine.run(batch.tasks[i])))
+    }
+  } finally {
+    progress.finish()
   }
   return { results, trieNodeReads: engine.trieNodeReads - readsBefore }
 }

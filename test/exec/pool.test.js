@@ -24,9 +24,11 @@ function balanceTask(who) {
 function loopTask() {
   return { kind: 'call', block: chain.headExecBlock(), args: { to: LOOPER }, stateOverrides: { [LOOPER]: { code: LOOP_CODE } } }
 }
-function openPool(opts = {}, timeoutMs = 1000) {
-  return new ExecPool({ dataDir: chain.dir, genesis: chain.genesis, limits: { gasCap: 50_000_000n, timeoutMs } }, { workers: 1, ...opts })
+function openPool(opts = {}, timeoutMs = 1000, gasCap = 50_000_000n) {
+  return new ExecPool({ dataDir: chain.dir, genesis: chain.genesis, limits: { gasCap, timeoutMs } }, { workers: 1, ...opts })
 }
+/** Limits under which the loop runs until it is out of gas, several seconds here: ample time for a burst worker to start. */
+const LONG_CALL_LIMITS = [60_000, 150_000_000n]
 
 before(async () => {
   chain = await openTempChain()
@@ -115,10 +117,10 @@ test('a task waiting in the worker of a runaway call is run again on its replace
 
 /**
  * A pool of one warm worker (and the default burst worker) running a call that loops until it is out of
- * gas (~1-3 s here; the time limit is out of its reach). `ended()`: whether that call has answered.
+ * gas (LONG_CALL_LIMITS). `ended()`: whether that call has answered.
  */
 async function poolWithLongCall() {
-  const pool = openPool({ workers: 1 }, 60_000)
+  const pool = openPool({ workers: 1 }, ...LONG_CALL_LIMITS)
   await pool.run(balanceTask(chain.dev[0].address))
   let ended = false
   const long = pool.run(loopTask()).finally(() => {
@@ -147,6 +149,60 @@ test('calls waiting behind a long call move to a burst worker and answer while i
     assert.equal(outcome.error.message, 'out of gas', 'the long call ran to its end on its own worker')
     assert.equal(pool.stats.timeouts, 0)
     assert.equal((await pool.run(balanceTask(alice))).ok, true)
+  } finally {
+    await pool.close()
+  }
+})
+
+test('calls that share a piscina task with a long call, after it, move to the burst worker too', async () => {
+  const pool = openPool({ workers: 1 }, ...LONG_CALL_LIMITS)
+  try {
+    const alice = chain.dev[0].address
+    await pool.run(balanceTask(alice))
+    const tasksBefore = pool.stats.piscinaTasks
+    // submitted in one turn: they travel as two tasks, the long call first in the first one
+    let ended = false
+    const long = pool.run(loopTask()).finally(() => {
+      ended = true
+    })
+    const after = Array.from({ length: 5 }, () => pool.run(balanceTask(alice)).then((r) => ({ r, longDone: ended })))
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.equal(pool.stats.piscinaTasks, tasksBefore + 2, 'the six calls went out as two piscina tasks')
+    for (const { r, longDone } of await Promise.all(after)) {
+      assert.equal(r.ok && BigInt(r.returnData), 1_000_000n * 10n ** 18n)
+      assert.equal(longDone, false, 'a call of the long call\'s own task was answered only after it')
+    }
+    assert.equal((await long).error.message, 'out of gas')
+    assert.equal(pool.stats.calls, 7, 'each call counted once')
+  } finally {
+    await pool.close()
+  }
+})
+
+test('a call its task ran before a long call is answered without waiting for it', async () => {
+  const pool = openPool({ workers: 1, maxBatch: 64 }, ...LONG_CALL_LIMITS)
+  try {
+    const alice = chain.dev[0].address
+    await pool.run(balanceTask(alice))
+    // a short loop keeps the worker busy while the next calls queue up: they go out as one task
+    const busy = pool.run({ ...loopTask(), args: { to: LOOPER, gas: 500_000n } })
+    await new Promise((resolve) => setImmediate(resolve))
+    let ended = false
+    const before = pool.run(balanceTask(alice)).then((r) => ({ r, longDone: ended }))
+    const long = pool.run(loopTask()).finally(() => {
+      ended = true
+    })
+    const after = Array.from({ length: 3 }, () => pool.run(balanceTask(alice)).then((r) => ({ r, longDone: ended })))
+    const tasksBefore = pool.stats.piscinaTasks
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.equal(pool.stats.piscinaTasks, tasksBefore + 1, 'the five calls went out as one piscina task')
+    await busy
+    for (const { r, longDone } of await Promise.all([before, ...after])) {
+      assert.equal(r.ok && BigInt(r.returnData), 1_000_000n * 10n ** 18n)
+      assert.equal(longDone, false, 'a call of the long call\'s task was answered only after it')
+    }
+    assert.equal((await long).error.message, 'out of gas')
+    assert.equal(pool.stats.calls, 7, 'each call counted once')
   } finally {
     await pool.close()
   }
