@@ -122,11 +122,29 @@ test('a task waiting in the worker of a runaway call is run again on its replace
 async function poolWithLongCall() {
   const pool = openPool({ workers: 1 }, ...LONG_CALL_LIMITS)
   await pool.run(balanceTask(chain.dev[0].address))
-  let ended = false
+  return { pool, ...startLongCall(pool) }
+}
+
+/** Starts the call that loops until it is out of gas. `ended()`: whether it has answered. */
+function startLongCall(pool) {
+  let done = false
   const long = pool.run(loopTask()).finally(() => {
-    ended = true
+    done = true
   })
-  return { pool, long, ended: () => ended }
+  return { long, ended: () => done }
+}
+
+/** `n` balanceOf calls; each answer notes whether the long call had ended by then. */
+function balanceCalls(pool, n, ended) {
+  return Array.from({ length: n }, () => pool.run(balanceTask(chain.dev[0].address)).then((r) => ({ r, longDone: ended() })))
+}
+
+/** Every answer is the holder's balance, given while the long call still ran. */
+async function assertAnsweredFirst(answers, what) {
+  for (const { r, longDone } of await Promise.all(answers)) {
+    assert.equal(r.ok && BigInt(r.returnData), 1_000_000n * 10n ** 18n)
+    assert.equal(longDone, false, `${what} was answered only after the long call`)
+  }
 }
 
 test('calls waiting behind a long call move to a burst worker and answer while it still runs', async () => {
@@ -135,13 +153,10 @@ test('calls waiting behind a long call move to a burst worker and answer while i
     const alice = chain.dev[0].address
     await new Promise((resolve) => setImmediate(resolve)) // the long call's task is dispatched alone
     const tasksBefore = pool.stats.piscinaTasks
-    const behind = Array.from({ length: 5 }, () => pool.run(balanceTask(alice)).then((r) => ({ r, longDone: ended() })))
+    const behind = balanceCalls(pool, 5, ended)
     await new Promise((resolve) => setImmediate(resolve))
     assert.equal(pool.stats.piscinaTasks, tasksBefore + 1, 'the second task went to the busy worker')
-    for (const { r, longDone: afterLong } of await Promise.all(behind)) {
-      assert.equal(r.ok && BigInt(r.returnData), 1_000_000n * 10n ** 18n)
-      assert.equal(afterLong, false, 'a call waiting behind the long one was answered only after it')
-    }
+    await assertAnsweredFirst(behind, 'a call waiting behind the long one')
     assert.equal(pool.stats.bursts, 1)
     assert.equal(pool.stats.workers, 2, 'the burst worker lives on while it is not idle for long')
     const outcome = await long
@@ -161,17 +176,11 @@ test('calls that share a piscina task with a long call, after it, move to the bu
     await pool.run(balanceTask(alice))
     const tasksBefore = pool.stats.piscinaTasks
     // submitted in one turn: they travel as two tasks, the long call first in the first one
-    let ended = false
-    const long = pool.run(loopTask()).finally(() => {
-      ended = true
-    })
-    const after = Array.from({ length: 5 }, () => pool.run(balanceTask(alice)).then((r) => ({ r, longDone: ended })))
+    const { long, ended } = startLongCall(pool)
+    const after = balanceCalls(pool, 5, ended)
     await new Promise((resolve) => setImmediate(resolve))
     assert.equal(pool.stats.piscinaTasks, tasksBefore + 2, 'the six calls went out as two piscina tasks')
-    for (const { r, longDone } of await Promise.all(after)) {
-      assert.equal(r.ok && BigInt(r.returnData), 1_000_000n * 10n ** 18n)
-      assert.equal(longDone, false, 'a call of the long call\'s own task was answered only after it')
-    }
+    await assertAnsweredFirst(after, 'a call of the long call\'s own task')
     assert.equal((await long).error.message, 'out of gas')
     assert.equal(pool.stats.calls, 7, 'each call counted once')
   } finally {
@@ -187,21 +196,17 @@ test('a call its task ran before a long call is answered without waiting for it'
     // a short loop keeps the worker busy while the next calls queue up: they go out as one task
     const busy = pool.run({ ...loopTask(), args: { to: LOOPER, gas: 500_000n } })
     await new Promise((resolve) => setImmediate(resolve))
-    let ended = false
-    const before = pool.run(balanceTask(alice)).then((r) => ({ r, longDone: ended }))
-    const long = pool.run(loopTask()).finally(() => {
-      ended = true
-    })
-    const after = Array.from({ length: 3 }, () => pool.run(balanceTask(alice)).then((r) => ({ r, longDone: ended })))
+    let ended = () => false
+    const before = balanceCalls(pool, 1, () => ended())
+    const started = startLongCall(pool)
+    ended = started.ended
+    const after = balanceCalls(pool, 3, ended)
     const tasksBefore = pool.stats.piscinaTasks
     await new Promise((resolve) => setImmediate(resolve))
     assert.equal(pool.stats.piscinaTasks, tasksBefore + 1, 'the five calls went out as one piscina task')
     await busy
-    for (const { r, longDone } of await Promise.all([before, ...after])) {
-      assert.equal(r.ok && BigInt(r.returnData), 1_000_000n * 10n ** 18n)
-      assert.equal(longDone, false, 'a call of the long call\'s task was answered only after it')
-    }
-    assert.equal((await long).error.message, 'out of gas')
+    await assertAnsweredFirst([...before, ...after], 'a call of the long call\'s task')
+    assert.equal((await started.long).error.message, 'out of gas')
     assert.equal(pool.stats.calls, 7, 'each call counted once')
   } finally {
     await pool.close()
@@ -211,16 +216,11 @@ test('a call its task ran before a long call is answered without waiting for it'
 test('while a call runs long, waves of calls keep answering on the burst worker', async () => {
   const { pool, long, ended } = await poolWithLongCall()
   try {
-    const alice = chain.dev[0].address
     await new Promise((resolve) => setTimeout(resolve, 300)) // long by now
     // waves of calls, each from several clients at once: a task handed to the long call's worker would
-    // wait for it (the task withdrawn from it holds its second place until the long call ends)
+    // wait for it
     for (let wave = 0; wave < 8 && !ended(); wave++) {
-      const answers = await Promise.all(Array.from({ length: 6 }, () => pool.run(balanceTask(alice)).then((r) => ({ r, longDone: ended() }))))
-      for (const { r, longDone: afterLong } of answers) {
-        assert.equal(r.ok, true)
-        assert.equal(afterLong, false, `a call of wave ${wave} was answered only after the long call`)
-      }
+      await assertAnsweredFirst(balanceCalls(pool, 6, ended), `a call of wave ${wave}`)
     }
     assert.equal(ended(), false, 'the long call ended before the waves did: nothing was tested')
     assert.equal((await long).error.message, 'out of gas')
