@@ -54,9 +54,8 @@ interface Running {
   progress: CallProgress
   /** the index of the call that ran past the limit, once the watchdog fired */
   runaway: number
-  /** taken back before a worker claimed it: its calls were queued again, its outcome is ignored */
-  withdrawn: boolean
-  /** the calls its worker runs: the first `kept` (the others were taken back and queued again) */
+  /** the calls its worker runs: the first `kept` (the others were taken back and queued again); 0: the
+   * whole task was taken back, and its outcome is ignored */
   kept: number
   /** the first `early` calls, done before a long call of the task, were queued again too (their results wait for it) */
   early: number
@@ -135,6 +134,11 @@ const TASKS_PER_WORKER = 2
 const LONG_CALL_MS = 250
 /** An idle burst worker leaves after this long. */
 const BURST_IDLE_MS = 30_000
+
+/** Whether the task's running call (if one runs) has run LONG_CALL_MS by `now`. */
+function runsLong(progress: CallProgress, now: number): boolean {
+  return progress.current >= 0 && now - progress.currentSince >= LONG_CALL_MS
+}
 /** how piscina fails the tasks of a worker thread that exited */
 const WORKER_EXITED = 'worker exited with code'
 
@@ -256,7 +260,7 @@ export class ExecPool implements Executor {
     // progress buffers are reused: a SharedArrayBuffer per task showed in the main thread's profile
     const progress = this.spareProgress.pop() ?? new CallProgress()
     progress.reset()
-    const running: Running = { items, progress, runaway: -1, withdrawn: false, kept: items.length, early: 0 }
+    const running: Running = { items, progress, runaway: -1, kept: items.length, early: 0 }
     this.runningTasks.add(running)
     this.piscinaTasks++
     this.calls += items.length
@@ -271,14 +275,14 @@ export class ExecPool implements Executor {
       .run({ tasks, progress: running.progress.buffer })
       .then(
         ({ results, trieNodeReads }) => {
-          if (running.withdrawn) return
+          if (running.kept === 0) return
           this.trieNodeReads += trieNodeReads
           for (let i = 0; i < running.kept; i++) items[i].resolve(fromWire(results[i]))
         },
         (err: unknown) => {
-          if (running.withdrawn) return
+          if (running.kept === 0) return
           // the calls taken back (before `early`, from `kept` on) are queued again already
-          const own = running.early > 0 || running.kept < items.length ? items.slice(running.early, running.kept) : items
+          const own = items.slice(running.early, running.kept)
           if (running.runaway < 0 && !this.closed && this.diedWithRecycledWorker(running, err)) {
             // it waited behind (or ran beside) a runaway call in the worker that was terminated
             this.queue.splice(this.queueHead, 0, ...own)
@@ -296,7 +300,7 @@ export class ExecPool implements Executor {
         },
       )
       .finally(() => {
-        if (!running.withdrawn) observer?.onTaskFinished(items.length, performance.now() - startedAt)
+        if (running.kept > 0) observer?.onTaskFinished(items.length, performance.now() - startedAt)
         this.runningTasks.delete(running)
         this.spareProgress.push(running.progress)
         // with nothing running, no task can still fail with a terminated worker
@@ -364,10 +368,7 @@ export class ExecPool implements Executor {
   }
 
   private runsLongCall(threadId: number, now: number): boolean {
-    for (const running of this.runningTasks) {
-      const progress = running.progress
-      if (progress.thread === threadId && progress.current >= 0 && now - progress.currentSince >= LONG_CALL_MS) return true
-    }
+    for (const running of this.runningTasks) if (running.progress.thread === threadId && runsLong(running.progress, now)) return true
     return false
   }
 
@@ -383,7 +384,7 @@ export class ExecPool implements Executor {
     for (const running of this.runningTasks) {
       const { items, progress } = running
       const current = progress.current
-      const long = current >= 0 && now - progress.currentSince >= LONG_CALL_MS
+      const long = runsLong(progress, now)
       // a claimed task on a worker not held up by a long call runs on as it is; a task no worker has
       // claimed yet is taken back once, as the pool grows (later it waits for the new thread)
       if (!long && (progress.thread !== 0 || !grows)) continue
@@ -398,10 +399,7 @@ export class ExecPool implements Executor {
       // counted again when dispatched anew
       this.calls -= running.kept - kept
       running.kept = kept
-      if (kept === 0) {
-        running.withdrawn = true
-        this.runningTasks.delete(running)
-      }
+      if (kept === 0) this.runningTasks.delete(running)
     }
     if (withdrawn.length === 0 && (!grows || this.queueHead === this.queue.length)) return
     if (grows) {
