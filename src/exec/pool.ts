@@ -19,7 +19,8 @@
 // `burstWorkers` threads and withdraws the calls waiting behind it that no worker has started (the rest
 // of its own task, which may hold other clients' calls, and the task queued after it in its worker), so
 // that they run on the new thread; the pool's balancer gives no task to a worker running a long call.
-// An extra thread leaves after piscina's idle timeout.
+// An extra thread leaves after piscina's idle timeout. A client whose call ran long gets a lane of its own
+// (heavy-clients.ts): its calls run one at a time, and the lanes leave the others a thread.
 
 import { CALL_WORKER_HEAP_LIMITS } from '../util/worker-heap.js'
 import { goDuration } from '../util/go-duration.js'
@@ -31,6 +32,8 @@ import { Piscina } from 'piscina'
 import type { GethGenesis } from '../evm/geth-genesis.js'
 import { limitExceeded, serverError } from '../rpc/errors.js'
 import type { RpcError } from '../rpc/errors.js'
+import { HeavyClients } from './heavy-clients.js'
+import type { Lane } from './heavy-clients.js'
 import { CallProgress } from './progress.js'
 import { fromWire } from './result-wire.js'
 import type { WireResult } from './result-wire.js'
@@ -59,6 +62,8 @@ interface Running {
   kept: number
   /** the first `early` calls, done before a long call of the task, were queued again too (their results wait for it) */
   early: number
+  /** the lane of the client whose call this task alone carries, while it runs */
+  lane: Lane<Pending> | undefined
 }
 
 export interface ExecPoolInit {
@@ -70,7 +75,8 @@ export interface ExecPoolInit {
 }
 
 export interface Executor {
-  run(task: ExecTask): Promise<ExecResult>
+  /** `client`: the caller's address, '' when unknown (a client whose calls run long gets a lane of its own) */
+  run(task: ExecTask, client?: string): Promise<ExecResult>
   close(): Promise<void>
 }
 
@@ -87,6 +93,8 @@ export interface ExecPoolOptions {
 
 interface Pending {
   task: ExecTask
+  /** the caller's address, '' when unknown */
+  client: string
   resolve: (result: ExecResult) => void
   reject: (err: unknown) => void
   /** performance.now() when it entered the queue (metrics) */
@@ -105,6 +113,8 @@ export interface ExecPoolStats {
   trieNodeReads: number
   /** times a long call made the pool add burst workers */
   bursts: number
+  /** clients whose calls ran long in the last HEAVY_FOR_MS and run in a lane of their own */
+  heavyClients: number
 }
 
 /** Told how work moves through the pool (metrics); durations in milliseconds. */
@@ -156,6 +166,7 @@ export class ExecPool implements Executor {
   private queue: Pending[] = []
   private queueHead = 0
   private readonly runningTasks = new Set<Running>()
+  private readonly heavy: HeavyClients<Pending>
   private watchdog: NodeJS.Timeout | undefined
   private scheduled = false
   private closed = false
@@ -172,6 +183,7 @@ export class ExecPool implements Executor {
     this.workers = opts.workers !== undefined && opts.workers > 0 ? opts.workers : defaultCallWorkers()
     this.burstWorkers = opts.burstWorkers ?? 1
     this.activeWorkers = this.workers
+    this.heavy = new HeavyClients(Math.max(1, this.workers + this.burstWorkers - 1))
     this.maxQueue = opts.maxQueue ?? 4096
     this.maxBatch = opts.maxBatch ?? 64
     this.timeoutMs = init.limits.timeoutMs
@@ -199,7 +211,7 @@ export class ExecPool implements Executor {
     const workers = Math.max(this.workers, this.piscina.threads.length)
     return {
       workers,
-      queued: this.queue.length - this.queueHead,
+      queued: this.queue.length - this.queueHead + this.heavy.waiting,
       // piscina gives a task to an idle worker before it doubles one up
       running: Math.min(workers, this.runningTasks.size),
       piscinaTasks: this.piscinaTasks,
@@ -207,24 +219,25 @@ export class ExecPool implements Executor {
       timeouts: this.timeouts,
       trieNodeReads: this.trieNodeReads,
       bursts: this.bursts,
+      heavyClients: this.heavy.size,
     }
   }
 
-  run(task: ExecTask): Promise<ExecResult> {
+  run(task: ExecTask, client = ''): Promise<ExecResult> {
     if (this.closed) return Promise.reject(serverError('call pool is closed'))
     if (this.queue.length - this.queueHead >= this.maxQueue) {
       this.observer?.onQueueFull()
       return Promise.reject(limitExceeded('call pool queue is full, retry later'))
     }
     return new Promise<ExecResult>((resolve, reject) => {
-      this.queue.push({ task, resolve, reject, queuedAt: performance.now() })
+      this.queue.push({ task, client, resolve, reject, queuedAt: performance.now() })
       this.schedule()
     })
   }
 
   /** Several calls in one go (they still share piscina tasks with whatever else is waiting). */
-  runBatch(tasks: ExecTask[]): Promise<ExecResult[]> {
-    return Promise.all(tasks.map((t) => this.run(t)))
+  runBatch(tasks: ExecTask[], client = ''): Promise<ExecResult[]> {
+    return Promise.all(tasks.map((t) => this.run(t, client)))
   }
 
   /** Dispatch on the next turn: calls that arrive during this one ride in the same piscina task. */
@@ -239,6 +252,7 @@ export class ExecPool implements Executor {
 
   private pump(): void {
     const maxTasks = this.activeWorkers * TASKS_PER_WORKER
+    if (this.heavy.size > 0) this.pumpLanes(maxTasks)
     while (this.runningTasks.size < maxTasks && this.queueHead < this.queue.length) {
       const waiting = this.queue.length - this.queueHead
       const free = maxTasks - this.runningTasks.size
@@ -256,11 +270,56 @@ export class ExecPool implements Executor {
     }
   }
 
-  private dispatch(items: Pending[]): void {
+  /**
+   * Moves the queued calls of clients with a lane to their lanes, and sends the lanes' next calls, each
+   * in a task of its own (first: the lanes' share of the pool is bounded, the rest is everyone else's).
+   */
+  private pumpLanes(maxTasks: number): void {
+    let kept = this.queueHead
+    for (let i = this.queueHead; i < this.queue.length; i++) {
+      const item = this.queue[i]
+      if (item.client === '' || !this.heavy.has(item.client)) this.queue[kept++] = item
+      else if (!this.heavy.add(item)) item.reject(limitExceeded('too many calls waiting from this address, retry later'))
+    }
+    this.queue.length = kept
+    while (this.runningTasks.size < maxTasks) {
+      const next = this.heavy.next()
+      if (next === undefined) break
+      this.dispatch([next.call], next.lane)
+    }
+  }
+
+  /**
+   * Notes which clients have a call running long now (they get a lane); true when any call does, or a
+   * lane's call runs (it may well run long: a task queued behind it would wait).
+   */
+  private lookForLongCalls(now: number): boolean {
+    let longCall = false
+    this.heavy.beginLook()
+    for (const running of this.runningTasks) {
+      if (running.lane !== undefined && running.runaway < 0) longCall = true
+      if (!runsLong(running.progress, now)) continue
+      // a runaway call's thread is being terminated: nothing waits behind it, but its client gets a lane
+      if (running.runaway < 0) longCall = true
+      const client = running.items[running.progress.current]?.client
+      if (client !== undefined && client !== '') this.heavy.sawLong(client, now)
+    }
+    this.heavy.endLook(now)
+    return longCall
+  }
+
+  /** The task no longer holds its client's lane. */
+  private leaveLane(running: Running): void {
+    if (running.lane === undefined) return
+    running.lane.running = false
+    running.lane = undefined
+  }
+
+  private dispatch(items: Pending[], lane?: Lane<Pending>): void {
     // progress buffers are reused: a SharedArrayBuffer per task showed in the main thread's profile
     const progress = this.spareProgress.pop() ?? new CallProgress()
     progress.reset()
-    const running: Running = { items, progress, runaway: -1, kept: items.length, early: 0 }
+    const running: Running = { items, progress, runaway: -1, kept: items.length, early: 0, lane }
     this.runningTasks.add(running)
     this.piscinaTasks++
     this.calls += items.length
@@ -302,9 +361,12 @@ export class ExecPool implements Executor {
       .finally(() => {
         if (running.kept > 0) observer?.onTaskFinished(items.length, performance.now() - startedAt)
         this.runningTasks.delete(running)
+        this.leaveLane(running)
         this.spareProgress.push(running.progress)
         // with nothing running, no task can still fail with a terminated worker
         if (this.runningTasks.size === 0) this.recycledThreads.clear()
+        // a lane whose long call just ended may run its next one
+        if (this.heavy.size > 0) this.lookForLongCalls(Date.now())
         this.pump()
       })
   }
@@ -324,32 +386,34 @@ export class ExecPool implements Executor {
   }
 
   private checkTimeouts(): void {
+    const now = Date.now()
     if (this.runningTasks.size === 0) {
       clearInterval(this.watchdog)
       this.watchdog = undefined
       this.activeWorkers = this.workers
+      // lanes age out; any calls they hold can run now
+      if (this.heavy.size > 0) {
+        this.lookForLongCalls(now)
+        this.pump()
+      }
       return
     }
-    const now = Date.now()
-    let longCall = false
     for (const running of this.runningTasks) {
       if (running.runaway >= 0) continue
       const index = running.progress.current
-      if (index < 0) continue
-      const ranMs = now - running.progress.currentSince
-      if (ranMs >= LONG_CALL_MS) longCall = true
-      if (ranMs < this.timeoutMs) continue
+      if (index < 0 || now - running.progress.currentSince < this.timeoutMs) continue
       running.runaway = index
       this.recycle(running.progress.thread)
     }
+    const longCall = this.lookForLongCalls(now)
     if (!longCall) this.activeWorkers = this.workers
     else if (this.burstWorkers > 0) this.burst(this.activeWorkers === this.workers)
   }
 
   /**
-   * piscina's balancer: an idle worker, else the least busy one that is not running a long call (a task
-   * given to it would wait behind that call); none makes piscina keep the task until a worker frees up,
-   * and start a thread while it has fewer than its maximum.
+   * piscina's balancer: an idle worker, else the least busy one that is not running a long call or a
+   * lane's call (a task given to it would wait behind that call); none makes piscina keep the task until
+   * a worker frees up, and start a thread while it has fewer than its maximum.
    */
   private pickWorker<W extends { readonly id: number; readonly currentUsage: number }>(workers: W[]): W | null {
     let candidate: W | null = null
@@ -368,7 +432,9 @@ export class ExecPool implements Executor {
   }
 
   private runsLongCall(threadId: number, now: number): boolean {
-    for (const running of this.runningTasks) if (running.progress.thread === threadId && runsLong(running.progress, now)) return true
+    for (const running of this.runningTasks) {
+      if (running.progress.thread === threadId && (running.lane !== undefined || runsLong(running.progress, now))) return true
+    }
     return false
   }
 
@@ -399,7 +465,10 @@ export class ExecPool implements Executor {
       // counted again when dispatched anew
       this.calls -= running.kept - kept
       running.kept = kept
-      if (kept === 0) this.runningTasks.delete(running)
+      if (kept === 0) {
+        this.runningTasks.delete(running)
+        this.leaveLane(running)
+      }
     }
     if (withdrawn.length === 0 && (!grows || this.queueHead === this.queue.length)) return
     if (grows) {
@@ -427,6 +496,7 @@ export class ExecPool implements Executor {
     this.stateDiffs.close()
     if (this.watchdog !== undefined) clearInterval(this.watchdog)
     for (let i = this.queueHead; i < this.queue.length; i++) this.queue[i].reject(serverError('call pool is closed'))
+    for (const item of this.heavy.drain()) item.reject(serverError('call pool is closed'))
     this.queue = []
     this.queueHead = 0
     await this.piscina.close({ force: true })

@@ -6,7 +6,7 @@ import type { CollectableGauge, MetricsRegistry } from './registry.js'
 import type { ExecPoolObserver, ExecPoolStats } from '../exec/pool.js'
 
 /** What the metrics read from the pool. */
-export type CallPoolStats = Pick<ExecPoolStats, 'workers' | 'queued' | 'running' | 'calls' | 'timeouts' | 'trieNodeReads' | 'bursts'>
+export type CallPoolStats = Pick<ExecPoolStats, 'workers' | 'queued' | 'running' | 'calls' | 'timeouts' | 'trieNodeReads' | 'bursts' | 'heavyClients'>
 
 const SECONDS_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
@@ -14,6 +14,7 @@ export class CallPoolMetrics implements ExecPoolObserver {
   readonly queueLength: CollectableGauge
   readonly busyWorkers: CollectableGauge
   readonly workers: CollectableGauge
+  readonly heavyClients: CollectableGauge
   /** observed once per call: a hot-path family, not prom-client's (which hashes labels per observe) */
   readonly waitTime: HistogramChild
   readonly runTime: HistogramChild
@@ -24,6 +25,10 @@ export class CallPoolMetrics implements ExecPoolObserver {
     this.queueLength = register.gauge({ name: 'keel_call_pool_queue_length', help: 'Calls waiting for a call pool worker' })
     this.busyWorkers = register.gauge({ name: 'keel_call_pool_busy_workers', help: 'Call pool workers running a task' })
     this.workers = register.gauge({ name: 'keel_call_pool_workers', help: 'Call pool worker threads (burst workers included while they live)' })
+    this.heavyClients = register.gauge({
+      name: 'keel_call_pool_heavy_clients',
+      help: 'Clients whose calls ran long lately: their calls run one at a time, in a lane of their own',
+    })
     this.waitTime = register
       .histogramFamily({
         name: 'keel_call_pool_wait_seconds',
@@ -51,6 +56,7 @@ export class CallPoolMetrics implements ExecPoolObserver {
     this.queueLength.addCollect((g) => g.set(stats().queued))
     this.busyWorkers.addCollect((g) => g.set(stats().running))
     this.workers.addCollect((g) => g.set(stats().workers))
+    this.heavyClients.addCollect((g) => g.set(stats().heavyClients))
     this.register.externalCounter({
       name: 'keel_call_pool_calls_total',
       help: 'Calls (eth_call, eth_estimateGas, eth_createAccessList) handed to the call pool',

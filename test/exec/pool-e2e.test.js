@@ -62,3 +62,50 @@ test('a long eth_call does not hold up other eth_calls: they move to a burst wor
     await slowNode.stop()
   }
 })
+
+test('a client whose eth_calls run long gets a lane of its own: it runs them one at a time, and other clients keep being answered', async () => {
+  // one worker; loops that run out of a 25M gas cap (~1.3 s here); clients told apart by X-Forwarded-For
+  // from a trusted proxy (the rate limiter on, so the node reads client addresses)
+  const laneNode = await startNode({ args: ['--call-workers', '1', '--rpc-gas-cap', '25000000', '--rate-limit', '1000000', '--trusted-proxies', '127.0.0.1/32'] })
+  const post = (clientIp, method, params) =>
+    fetch(laneNode.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    }).then((r) => r.json())
+  // each estimate its own (none answered from the result cache)
+  let amount = 0
+  const estimate = () => post('198.51.100.8', 'eth_estimateGas', [{ from: DEV_ADDRESSES[0], to: DEV_ADDRESSES[1], value: `0x${(++amount).toString(16)}` }])
+  try {
+    assert.equal((await estimate()).result, '0x5208') // the worker is up
+    const startedAt = Date.now()
+    const endedAt = []
+    const heavy = Array.from({ length: 3 }, (_, i) => post('198.51.100.7', 'eth_call', loopCall(200 + i)).then((a) => {
+      endedAt.push(Date.now())
+      return a
+    }))
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    const answers = await Promise.all(Array.from({ length: 3 }, estimate))
+    for (const a of answers) assert.equal(a.result, '0x5208')
+    assert.equal(endedAt.length, 0, `another client's calls were answered only after the first long call (${Date.now() - startedAt} ms)`)
+    assert.equal(value(await scrape(laneNode.metricsUrl), 'keel_call_pool_heavy_clients'), 1)
+    // while the client's calls run one after the other, the other client's are answered on the other thread
+    const waves = []
+    for (let wave = 0; wave < 50 && endedAt.length < 3; wave++) {
+      const sentAt = Date.now()
+      for (const a of await Promise.all(Array.from({ length: 3 }, estimate))) assert.equal(a.result, '0x5208')
+      waves.push(Date.now() - sentAt)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    for (const a of await Promise.all(heavy)) assert.deepEqual(a.error, { code: -32000, message: 'out of gas' })
+    const first = endedAt[0] - startedAt
+    assert.ok(waves.length >= 5, `only ${waves.length} waves ran`)
+    assert.ok(Math.max(...waves) < first / 2, `a wave of calls waited ${Math.max(...waves)} ms (a long call took ${first} ms)`)
+    for (let i = 1; i < 3; i++) {
+      const gap = endedAt[i] - endedAt[i - 1]
+      assert.ok(gap >= first / 2, `the client's call ${i} ended ${gap} ms after the one before (the first took ${first} ms): they ran side by side`)
+    }
+  } finally {
+    await laneNode.stop()
+  }
+})

@@ -9,7 +9,7 @@ import type { CallTask, ExecKind, ExecResult, SimulateTask } from '../../exec/ty
 import { RawJson } from '../context.js'
 import { simulatePayload } from '../simulate-params.js'
 import { accountOverridesOf, callArgsOf } from '../exec-args.js'
-import type { MethodHandler } from '../context.js'
+import type { MethodHandler, RequestContext } from '../context.js'
 import { fromShape, serverError } from '../errors.js'
 import { quantity } from '../hex.js'
 import * as p from '../params.js'
@@ -91,54 +91,58 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
     const hash = deps.view.head.hash
     return { hash, key: keyOf(kind, hash, params) }
   }
-  /** The cached (or shared in-flight) result of `task` at `block`; the head's key is reused when it fits. */
-  const cached = (kind: ExecKind, block: BlockRecord, params: readonly unknown[], headKey: HeadKey | undefined, task: () => CallTask) => {
+  /**
+   * The cached (or shared in-flight) result of `task` at `block`, run for `client`; the head's key is
+   * reused when it fits.
+   */
+  const cached = (kind: ExecKind, block: BlockRecord, params: readonly unknown[], headKey: HeadKey | undefined, client: string, task: () => CallTask) => {
     const key = headKey !== undefined && headKey.hash === block.hash ? headKey.key : keyOf(kind, block.hash, params)
-    return cache.run(key, () => deps.executor.run(task()))
+    return cache.run(key, () => deps.executor.run(task(), client))
   }
-  const ethCall = async (params: readonly unknown[], headKey: HeadKey | undefined): Promise<unknown> => {
+  const ethCall = async (params: readonly unknown[], headKey: HeadKey | undefined, client: string): Promise<unknown> => {
     p.expectParams(params, 1, 4)
     const req = p.callRequest(params[0], 0, { chainId })
     const selector = p.blockSelector(params[1], 1, { optional: true })
     const so = p.stateOverrides(params[2], 2)
     const bo = singleCallBlockOverrides(p.blockOverrides(params[3], 3))
     const block = await resolveStateBlock(deps.view, selector)
-    return callAnswer(await cached('call', block, params, headKey, () => toTask('call', req, block, so, bo)))
+    return callAnswer(await cached('call', block, params, headKey, client, () => toTask('call', req, block, so, bo)))
   }
   // geth's eth_estimateGas takes block overrides as a fourth parameter, as eth_call does
-  const estimateGas = async (params: readonly unknown[], headKey: HeadKey | undefined): Promise<unknown> => {
+  const estimateGas = async (params: readonly unknown[], headKey: HeadKey | undefined, client: string): Promise<unknown> => {
     p.expectParams(params, 1, 4)
     const req = p.callRequest(params[0], 0, { chainId })
     const selector = p.blockSelector(params[1], 1, { optional: true })
     const so = p.stateOverrides(params[2], 2)
     const bo = singleCallBlockOverrides(p.blockOverrides(params[3], 3))
     const block = await resolveStateBlock(deps.view, selector)
-    return estimateAnswer(await cached('estimateGas', block, params, headKey, () => toTask('estimateGas', req, block, so, bo)))
+    return estimateAnswer(await cached('estimateGas', block, params, headKey, client, () => toTask('estimateGas', req, block, so, bo)))
   }
   // geth's eth_createAccessList takes state overrides as a third parameter, as eth_call does
-  const createAccessList = async (params: readonly unknown[], headKey: HeadKey | undefined): Promise<unknown> => {
+  const createAccessList = async (params: readonly unknown[], headKey: HeadKey | undefined, client: string): Promise<unknown> => {
     p.expectParams(params, 1, 3)
     const req = p.callRequest(params[0], 0, { chainId })
     const selector = p.blockSelector(params[1], 1, { optional: true })
     const so = p.stateOverrides(params[2], 2)
     const block = await resolveStateBlock(deps.view, selector)
-    return accessListAnswer(await cached('createAccessList', block, params, headKey, () => toTask('createAccessList', req, block, so)))
+    return accessListAnswer(await cached('createAccessList', block, params, headKey, client, () => toTask('createAccessList', req, block, so)))
   }
   /** A request at the head whose result is settled in the cache is answered at once; any other runs `full`. */
   const served = (
     kind: ExecKind,
     params: readonly unknown[],
-    full: (params: readonly unknown[], headKey: HeadKey | undefined) => Promise<unknown>,
+    ctx: RequestContext,
+    full: (params: readonly unknown[], headKey: HeadKey | undefined, client: string) => Promise<unknown>,
     answer: (result: ExecResult) => unknown,
   ): unknown => {
     const headKey = headKeyOf(kind, params)
     const known = headKey === undefined ? undefined : cache.peek(headKey.key)
-    return known === undefined ? full(params, headKey) : answer(known)
+    return known === undefined ? full(params, headKey, ctx.clientIp) : answer(known)
   }
   return {
-    eth_call: (params) => served('call', params, ethCall, callAnswer),
-    eth_estimateGas: (params) => served('estimateGas', params, estimateGas, estimateAnswer),
-    eth_simulateV1: async (params) => {
+    eth_call: (params, ctx) => served('call', params, ctx, ethCall, callAnswer),
+    eth_estimateGas: (params, ctx) => served('estimateGas', params, ctx, estimateGas, estimateAnswer),
+    eth_simulateV1: async (params, ctx) => {
       p.expectParams(params, 1, 2)
       const payload = simulatePayload(params[0], 0, { chainId })
       const selector = p.blockSelector(params[1], 1, { optional: true })
@@ -151,9 +155,9 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
         validation: payload.validation,
         fullTransactions: payload.returnFullTransactions,
       }
-      const result = unwrap(await deps.executor.run(task))
+      const result = unwrap(await deps.executor.run(task, ctx.clientIp))
       return result.kind === 'simulate' ? new RawJson(result.json) : null
     },
-    eth_createAccessList: (params) => served('createAccessList', params, createAccessList, accessListAnswer),
+    eth_createAccessList: (params, ctx) => served('createAccessList', params, ctx, createAccessList, accessListAnswer),
   }
 }

@@ -21,7 +21,7 @@ import type { TipOracle } from './tip-oracle.js'
 export function fillMethods(deps: MethodDeps, tips: TipOracle): Record<string, MethodHandler> {
   const chainId = BigInt(deps.config.chainId)
   return {
-    eth_fillTransaction: async (params) => {
+    eth_fillTransaction: async (params, ctx) => {
       p.expectParams(params, 1, 1)
       const req = p.callRequest(params[0], 0, { chainId })
       if (req.blobVersionedHashes !== undefined) throw serverError('transaction type not supported')
@@ -37,7 +37,7 @@ export function fillMethods(deps: MethodDeps, tips: TipOracle): Record<string, M
       if (gas === undefined) {
         // as geth: the estimate sees the fees and the value, not the nonce
         const block = await resolveStateBlock(deps.view, p.LATEST)
-        const estimate = unwrap(await deps.executor.run(toTask('estimateGas', { ...req, nonce: undefined }, block)))
+        const estimate = unwrap(await deps.executor.run(toTask('estimateGas', { ...req, nonce: undefined }, block), ctx.clientIp))
         if (estimate.kind !== 'estimateGas') throw serverError('gas estimation failed')
         gas = estimate.gas
       }

@@ -1,0 +1,110 @@
+// Clients whose calls run long. The burst worker keeps a long call from holding up the calls queued
+// behind it, but a client sending several long calls at once (or one after another) would otherwise hold
+// every thread of the pool, burst worker included. Once one of a client's calls has run long, its calls
+// wait in a lane of their own and run one at a time, each in a piscina task of its own (so a long one
+// holds up no one else's calls), and the lanes together hold at most `threads` workers at once: the
+// other clients keep the rest. A client leaves its lane HEAVY_FOR_MS after its last long call.
+// Clients are told apart by address (RequestContext.clientIp); calls with no address have no lane.
+
+/** How long a client stays in its lane after one of its calls last ran long. */
+export const HEAVY_FOR_MS = 10_000
+/** Calls a lane holds; more are refused (a client cannot fill the pool's queue with calls that wait for it). */
+export const LANE_CAPACITY = 256
+
+export interface ClientCall {
+  /** the client's address; '' when unknown */
+  readonly client: string
+}
+
+export interface Lane<T> {
+  readonly client: string
+  readonly waiting: T[]
+  /** one of its calls runs in a task of its own */
+  running: boolean
+  /** one of its calls was running long at the last look (it may sit in a shared task, sent before the client had a lane) */
+  runsLong: boolean
+  lastLongAt: number
+}
+
+export class HeavyClients<T extends ClientCall> {
+  private readonly lanes = new Map<string, Lane<T>>()
+  private waitingCalls = 0
+
+  /** `threads`: most workers the lanes hold at once */
+  constructor(private readonly threads: number) {}
+
+  /** clients with a lane */
+  get size(): number {
+    return this.lanes.size
+  }
+
+  /** calls waiting in the lanes */
+  get waiting(): number {
+    return this.waitingCalls
+  }
+
+  has(client: string): boolean {
+    return this.lanes.has(client)
+  }
+
+  /** Before a look at the running calls: none is known to run long until `sawLong` says so. */
+  beginLook(): void {
+    for (const lane of this.lanes.values()) lane.runsLong = false
+  }
+
+  /** A call of `client` runs long at `now`: the client gets a lane if it had none. */
+  sawLong(client: string, now: number): void {
+    const lane = this.lanes.get(client)
+    if (lane !== undefined) {
+      lane.runsLong = true
+      lane.lastLongAt = now
+    } else {
+      this.lanes.set(client, { client, waiting: [], running: false, runsLong: true, lastLongAt: now })
+    }
+  }
+
+  /** After a look: lanes with nothing waiting or running whose last long call is HEAVY_FOR_MS old are closed. */
+  endLook(now: number): void {
+    for (const [client, lane] of this.lanes) {
+      if (!lane.running && !lane.runsLong && lane.waiting.length === 0 && now - lane.lastLongAt >= HEAVY_FOR_MS) this.lanes.delete(client)
+    }
+  }
+
+  /** Queues a call of a client with a lane; false when its lane is full. */
+  add(call: T): boolean {
+    const lane = this.lanes.get(call.client)!
+    if (lane.waiting.length >= LANE_CAPACITY) return false
+    lane.waiting.push(call)
+    this.waitingCalls++
+    return true
+  }
+
+  /**
+   * The next call to run, with its lane (now running), taking the lanes in turn; undefined when none
+   * waits, or the lanes already hold `threads` workers.
+   */
+  next(): { call: T; lane: Lane<T> } | undefined {
+    if (this.waitingCalls === 0) return undefined
+    let busy = 0
+    let ready: Lane<T> | undefined
+    for (const lane of this.lanes.values()) {
+      if (lane.running || lane.runsLong) busy++
+      else if (ready === undefined && lane.waiting.length > 0) ready = lane
+    }
+    if (ready === undefined || busy >= this.threads) return undefined
+    ready.running = true
+    this.waitingCalls--
+    // to the back of the turn
+    this.lanes.delete(ready.client)
+    this.lanes.set(ready.client, ready)
+    return { call: ready.waiting.shift()!, lane: ready }
+  }
+
+  /** Every call still waiting (the pool closes). */
+  drain(): T[] {
+    const calls: T[] = []
+    for (const lane of this.lanes.values()) calls.push(...lane.waiting.splice(0))
+    this.waitingCalls = 0
+    return calls
+  }
+}
