@@ -31,6 +31,8 @@ import { authorizationListData } from './authorization-data.js'
 import { DEFAULT_SENDER } from './types.js'
 import type { CallTask, ExecAccessListItem, ExecBlock, ExecCallArgs, ExecLimits, ExecResult, ExecTask, SimulateTask } from './types.js'
 import { simulate } from './simulate.js'
+import { reportCoinbaseTouches } from './coinbase-touches.js'
+import type { ReportingJournal } from './coinbase-touches.js'
 import { createCallTx } from './call-tx.js'
 import { LruMap } from '../util/lru.js'
 import { applyStateOverrides, ownPrecompileTable, touchesPrecompiles } from './state-overrides.js'
@@ -582,15 +584,20 @@ export class ExecEngine {
       // geth iterates until the list stops changing (adding entries changes gas and can change paths) and
       // answers the gas of the run that listed what it ran with
       const plain = isPlainMessage(task.args)
-      for (let i = 0; i < 4 && outcome === undefined; i++) {
-        const run = plain ? await this.listingRun(s, block, task, gas, list) : await this.runOnce(s, block, task, gas, list, true)
-        const reported = (run.result.accessList ?? [])
-          .map((item) => ({ address: item.address.toLowerCase(), storageKeys: item.storageKeys.map((k) => k.toLowerCase()) }))
-          // geth's tracer leaves out the sender, the recipient and precompiles as bare addresses only:
-          // the slots a call reads or writes are listed whoever holds them, the recipient's too
-          .filter((item) => item.storageKeys.length > 0 || (item.address !== from && item.address !== to && !isPrecompile(item.address)))
-        if (sameList(reported, list)) outcome = run
-        else list = reported
+      const stopReporting = reportCoinbaseTouches(s.vm.evm.journal as unknown as ReportingJournal, block.header.coinbase.bytes)
+      try {
+        for (let i = 0; i < 4 && outcome === undefined; i++) {
+          const run = plain ? await this.listingRun(s, block, task, gas, list) : await this.runOnce(s, block, task, gas, list, true)
+          const reported = (run.result.accessList ?? [])
+            .map((item) => ({ address: item.address.toLowerCase(), storageKeys: item.storageKeys.map((k) => k.toLowerCase()) }))
+            // geth's tracer leaves out the sender, the recipient and precompiles as bare addresses only:
+            // the slots a call reads or writes are listed whoever holds them, the recipient's too
+            .filter((item) => item.storageKeys.length > 0 || (item.address !== from && item.address !== to && !isPrecompile(item.address)))
+          if (sameList(reported, list)) outcome = run
+          else list = reported
+        }
+      } finally {
+        stopReporting()
       }
       outcome ??= await this.runOnce(s, block, task, gas, list)
       const result: ExecResult = { ok: true, kind: 'createAccessList', accessList: list, gasUsed: outcome.result.totalGasSpent }

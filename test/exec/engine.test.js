@@ -282,3 +282,35 @@ describe('plain eth_call (no gas, no fee) runs the EVM directly and agrees with 
     assert.deepEqual(direct, viaRunTx)
   })
 })
+
+describe('eth_createAccessList lists what geth\'s tracer lists', () => {
+  const TOUCHER = '0x000000000000000000000000000000000000c0b1'
+  // COINBASE BALANCE POP STOP: a touch of the block's coinbase, warm from the start (EIP-3651)
+  const touchesCoinbase = { stateOverrides: { [TOUCHER]: { code: hexToBytes('0x41315000') } } }
+  // PUSH20 token EXTCODESIZE POP STOP: a cold address
+  const touchesToken = () => ({ stateOverrides: { [TOUCHER]: { code: hexToBytes(`0x73${token.slice(2)}3b5000`) } } })
+
+  test('the coinbase when an opcode touches it, on the direct path and through runTx (a fee paid)', async () => {
+    const coinbase = chain.headExecBlock().coinbase.toLowerCase()
+    for (const fees of [{}, { maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n }]) {
+      const r = await engine.run(task('createAccessList', { from: alice, to: TOUCHER, ...fees }, touchesCoinbase))
+      assert.equal(r.ok, true, JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)))
+      assert.deepEqual(r.accessList, [{ address: coinbase, storageKeys: [] }])
+      // the run with the list: intrinsic 21,000 + 2,400 for the entry, COINBASE 2 + warm BALANCE 100 + POP 2
+      assert.equal(r.gasUsed, 23_504n)
+      const cold = await engine.run(task('createAccessList', { from: alice, to: TOUCHER, ...fees }, touchesToken()))
+      assert.deepEqual(cold.accessList, [{ address: token.toLowerCase(), storageKeys: [] }], 'an address warmed by the run is listed as before')
+    }
+  })
+
+  test('not the coinbase when it is the sender or nothing touches it, and a plain call is unchanged', async () => {
+    const coinbase = chain.headExecBlock().coinbase
+    const asSender = await engine.run(task('createAccessList', { from: coinbase, to: TOUCHER }, touchesCoinbase))
+    assert.deepEqual(asSender.accessList, [], 'the sender is left out')
+    const untouched = await engine.run(task('createAccessList', { from: alice, to: TOUCHER }, touchesToken()))
+    assert.ok(!untouched.accessList.some((item) => item.address === coinbase.toLowerCase()))
+    // the journal reports nothing after the listing: a call touching the coinbase afterwards runs as ever
+    const call = await engine.run(task('call', { from: alice, to: TOUCHER }, touchesCoinbase))
+    assert.deepEqual(call, { ok: true, kind: 'call', returnData: '0x' })
+  })
+})
