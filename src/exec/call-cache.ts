@@ -1,7 +1,8 @@
 // Results of eth_call / eth_estimateGas / eth_createAccessList keyed by (block hash, request), on the main
 // thread. Dapps poll the same calls every block; a block's state never changes, so the answer for one block
 // is final.
-// Identical requests that arrive while the first is still running share its execution.
+// Identical requests that arrive while the first is still running share its execution (and the pool hears of
+// another client joining: the call may wait in its first client's lane, see heavy-clients.ts).
 // Cached: successes and reverts (code 3), both facts about the block. Not cached: anything else
 // (timeouts, a full queue, internal failures), which may go away on retry.
 
@@ -16,10 +17,14 @@ export interface CallCacheOptions {
   maxKeyLength?: number
   /** results with more return data than this (hex chars) are not kept */
   maxResultLength?: number
+  /** another client's identical request joined a running one */
+  onJoin?: (running: Promise<ExecResult>, client: string) => void
 }
 
 interface Entry {
   promise: Promise<ExecResult>
+  /** the address of the client whose request started it */
+  client: string
   /** set once the promise has resolved, so that a hit can be answered without waiting for it */
   result: ExecResult | undefined
 }
@@ -28,6 +33,7 @@ export class CallResultCache {
   private readonly entries: LruMap<string, Entry>
   private readonly maxKeyLength: number
   private readonly maxResultLength: number
+  private readonly onJoin: CallCacheOptions['onJoin']
   hits = 0
   misses = 0
 
@@ -35,6 +41,7 @@ export class CallResultCache {
     this.entries = new LruMap(opts.maxEntries ?? 4096)
     this.maxKeyLength = opts.maxKeyLength ?? 8192
     this.maxResultLength = opts.maxResultLength ?? 65_536
+    this.onJoin = opts.onJoin
   }
 
   /**
@@ -58,15 +65,17 @@ export class CallResultCache {
     return known.result
   }
 
-  run(key: string, compute: () => Promise<ExecResult>): Promise<ExecResult> {
+  /** The result of the request `key` of `client`: stored, shared with an identical running one, or computed. */
+  run(key: string, compute: () => Promise<ExecResult>, client = ''): Promise<ExecResult> {
     if (key.length > this.maxKeyLength) return compute()
     const known = this.entries.get(key)
     if (known !== undefined) {
       this.hits++
+      if (known.result === undefined && client !== known.client) this.onJoin?.(known.promise, client)
       return known.promise
     }
     this.misses++
-    const entry: Entry = { promise: compute(), result: undefined }
+    const entry: Entry = { promise: compute(), client, result: undefined }
     this.entries.set(key, entry)
     entry.promise.then(
       (result) => {

@@ -100,6 +100,17 @@ export class HeavyClients<T extends ClientCall> {
     return { call: ready.waiting.shift()!, lane: ready }
   }
 
+  /** Takes out of its lane the first waiting call that `matches`, if one does. */
+  remove(matches: (call: T) => boolean): T | undefined {
+    for (const lane of this.lanes.values()) {
+      const i = lane.waiting.findIndex(matches)
+      if (i < 0) continue
+      this.waitingCalls--
+      return lane.waiting.splice(i, 1)[0]
+    }
+    return undefined
+  }
+
   /** Every call still waiting (the pool closes). */
   drain(): T[] {
     const calls: T[] = []

@@ -77,6 +77,8 @@ export interface ExecPoolInit {
 export interface Executor {
   /** `client`: the caller's address, '' when unknown (a client whose calls run long gets a lane of its own) */
   run(task: ExecTask, client?: string): Promise<ExecResult>
+  /** Another client (`client`) waits for the call `run` answered with `running` too. */
+  share?(running: Promise<ExecResult>, client: string): void
   close(): Promise<void>
 }
 
@@ -95,6 +97,8 @@ interface Pending {
   task: ExecTask
   /** the caller's address, '' when unknown */
   client: string
+  /** what run() answered for it */
+  promise: Promise<ExecResult> | undefined
   resolve: (result: ExecResult) => void
   reject: (err: unknown) => void
   /** performance.now() when it entered the queue (metrics) */
@@ -229,10 +233,29 @@ export class ExecPool implements Executor {
       this.observer?.onQueueFull()
       return Promise.reject(limitExceeded('call pool queue is full, retry later'))
     }
-    return new Promise<ExecResult>((resolve, reject) => {
-      this.queue.push({ task, client, resolve, reject, queuedAt: performance.now() })
-      this.schedule()
+    let item!: Pending
+    const promise = new Promise<ExecResult>((resolve, reject) => {
+      item = { task, client, promise: undefined, resolve, reject, queuedAt: performance.now() }
     })
+    item.promise = promise
+    this.queue.push(item)
+    this.schedule()
+    return promise
+  }
+
+  /**
+   * An identical request of another client joined a call (the result cache shares it): if the call waits
+   * in its client's lane, it leaves the lane for the queue, so that one client's long calls do not hold
+   * up the answer others wait for.
+   */
+  share(running: Promise<ExecResult>, client: string): void {
+    if (this.heavy.waiting === 0) return
+    const item = this.heavy.remove((call) => call.promise === running && call.client !== client)
+    if (item === undefined) return
+    // no one's call in particular now: it never goes back to a lane
+    item.client = ''
+    this.queue.splice(this.queueHead, 0, item)
+    this.schedule()
   }
 
   /** Several calls in one go (they still share piscina tasks with whatever else is waiting). */

@@ -71,3 +71,20 @@ test('the least recently used entries go first once the cache is full', async ()
   assert.equal(cache.peek('g'), success)
   assert.equal(cache.peek('b'), undefined, 'the oldest unused entry is gone')
 })
+
+test('another client joining a request in flight is told (its call may wait in the first client\'s lane)', async () => {
+  const joins = []
+  const cache = new CallResultCache({ onJoin: (running, client) => joins.push({ running, client }) })
+  let resolve
+  const first = cache.run('k', () => new Promise((r) => (resolve = r)), '198.51.100.7')
+  cache.run('k', () => assert.fail('shared'), '198.51.100.7')
+  assert.equal(joins.length, 0, 'the same client')
+  const second = cache.run('k', () => assert.fail('shared'), '198.51.100.8')
+  assert.equal(joins.length, 1)
+  assert.equal(joins[0].running, first)
+  assert.equal(joins[0].client, '198.51.100.8')
+  resolve(success)
+  assert.equal(await second, success)
+  await cache.run('k', () => assert.fail('cached'), '198.51.100.9')
+  assert.equal(joins.length, 1, 'a settled answer joins nothing')
+})

@@ -89,6 +89,14 @@ test('a client whose eth_calls run long gets a lane of its own: it runs them one
     for (const a of answers) assert.equal(a.result, '0x5208')
     assert.equal(endedAt.length, 0, `another client's calls were answered only after the first long call (${Date.now() - startedAt} ms)`)
     assert.equal(value(await scrape(laneNode.metricsUrl), 'keel_call_pool_heavy_clients'), 1)
+    // the client's next call waits in its lane, behind its long ones; the same call from another client
+    // shares it (the result cache), which takes it out of the lane
+    const shared = [{ from: DEV_ADDRESSES[0], to: DEV_ADDRESSES[2], value: '0x123456' }]
+    const inLane = post('198.51.100.7', 'eth_estimateGas', shared)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.equal((await post('198.51.100.8', 'eth_estimateGas', shared)).result, '0x5208')
+    assert.equal(endedAt.length, 0, 'a call shared with another client was answered only after the long calls of the first one')
+    assert.equal((await inLane).result, '0x5208')
     // while the client's calls run one after the other, the other client's are answered on the other thread
     const waves = []
     for (let wave = 0; wave < 50 && endedAt.length < 3; wave++) {

@@ -261,6 +261,34 @@ test('a client whose call runs long gets a lane: its calls run one at a time, an
   }
 })
 
+test('a call waiting in its client\'s lane leaves it when another client waits for the same call', async () => {
+  const pool = openPool({ workers: 1 }, ...LONG_CALL_LIMITS)
+  try {
+    const heavyClient = '198.51.100.7'
+    await pool.run(balanceTask(chain.dev[0].address))
+    const { long, ended } = (() => {
+      let done = false
+      const long = pool.run(loopTask(), heavyClient).finally(() => (done = true))
+      return { long, ended: () => done }
+    })()
+    await new Promise((resolve) => setTimeout(resolve, 400)) // long by now: the client has a lane
+    assert.equal(pool.stats.heavyClients, 1)
+    const running = pool.run(balanceTask(chain.dev[0].address), heavyClient)
+    const answered = running.then((r) => ({ r, longDone: ended() }))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    assert.equal(pool.stats.queued, 1, 'the call waits in the lane')
+    pool.share(running, heavyClient) // the same client: nothing changes
+    assert.equal(pool.stats.queued, 1)
+    pool.share(running, '198.51.100.8')
+    const { r, longDone } = await answered
+    assert.equal(r.ok && BigInt(r.returnData), 1_000_000n * 10n ** 18n)
+    assert.equal(longDone, false, 'the shared call was answered only after the long call')
+    assert.equal((await long).error.message, 'out of gas')
+  } finally {
+    await pool.close()
+  }
+})
+
 describe('coalescing and the queue bound', () => {
   test('calls submitted together share piscina tasks', async () => {
     const pool = openPool({ workers: 1 }, 5000)

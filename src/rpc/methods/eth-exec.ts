@@ -78,7 +78,7 @@ interface HeadKey {
 
 export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
   const chainId = BigInt(deps.config.chainId)
-  const cache = new CallResultCache()
+  const cache = new CallResultCache({ onJoin: (running, client) => deps.executor.share?.(running, client) })
   const keyOf = (kind: ExecKind, blockHash: string, params: readonly unknown[]) =>
     CallResultCache.key(blockHash, kind, [params[0], params[2], params[3]])
   /**
@@ -97,7 +97,7 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
    */
   const cached = (kind: ExecKind, block: BlockRecord, params: readonly unknown[], headKey: HeadKey | undefined, client: string, task: () => CallTask) => {
     const key = headKey !== undefined && headKey.hash === block.hash ? headKey.key : keyOf(kind, block.hash, params)
-    return cache.run(key, () => deps.executor.run(task(), client))
+    return cache.run(key, () => deps.executor.run(task(), client), client)
   }
   const ethCall = async (params: readonly unknown[], headKey: HeadKey | undefined, client: string): Promise<unknown> => {
     p.expectParams(params, 1, 4)
