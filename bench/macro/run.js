@@ -4,7 +4,7 @@
 
 import { existsSync } from 'node:fs'
 import { cpuMicros, peakRssMiB, startAnvil, startKeel } from './nodes.js'
-import { BALANCE_BATCH, cannon, prepare, repeatedBalanceOfCall, req, rpc, transfers, uniqueBalanceOfCalls, uniqueTransferEstimates, wsRoundTrips } from './scenarios.js'
+import { BALANCE_BATCH, cannon, prepare, repeatedBalanceOfCall, req, rpc, transfers, uniqueBalanceOfCalls, uniqueCallsUnderLongCalls, uniqueTransferEstimates, wsRoundTrips } from './scenarios.js'
 import { devWallet } from '../lib/dev-wallets.js'
 
 async function wsScenario(node, duration) {
@@ -56,6 +56,8 @@ function scenarios(quick) {
     ['eth_getLogs whole chain (token)', (n, c) => cannon(n.url, { body: req('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: c.token }]), duration: d, connections: 8 })],
     ['WS eth_chainId round trips', (n) => wsScenario(n, d)],
     ['WS newHeads delivery p99, 1000 subscribers (lower is better)', (n) => newHeadsScenario(n, quick)],
+    // last: the long calls a node took in may still run after the scenario (Keel: a client's lane)
+    ['eth_call balanceOf (unique) while another client keeps 4 long calls running', (n, c) => uniqueCallsUnderLongCalls(n, c, d)],
   ]
 }
 
@@ -83,7 +85,7 @@ async function measureOne(node, name, fn, ctx, log, setup) {
   }
   r.cpuPerCall = r.calls > 0 ? (cpuMicros(node.pid) - cpu0) / r.calls : NaN
   await settle(node)
-  log(`  ${node.name} ${name}: ${r.value} ${r.unit}, ${r.errors} errors, ${r.cpuPerCall.toFixed(1)} µs CPU/call${r.failure ? ` (${r.failure})` : ''}`)
+  log(`  ${node.name} ${name}: ${r.value} ${r.unit}, ${r.errors} errors, ${r.cpuPerCall.toFixed(1)} µs CPU/call${r.detail ? `, ${r.detail}` : ''}${r.failure ? ` (${r.failure})` : ''}`)
   return r
 }
 

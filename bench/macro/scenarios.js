@@ -101,6 +101,45 @@ export const repeatedBalanceOfCall = (ctx) => req('eth_call', [{ to: ctx.token, 
 export const uniqueBalanceOfCalls = (ctx, first = 0) =>
   Array.from({ length: 50_000 }, (_, i) => req('eth_call', [{ to: ctx.token, data: balanceOfData(`0x${(0x10000 + first + i).toString(16).padStart(40, '0')}`) }, 'latest']))
 
+/** A call that runs long on purpose: state-override code hashing in a loop until its gas runs out. */
+const LOOPER = '0x00000000000000000000000000000000000100f1'
+const LOOP_CODE = '0x5b6020600020505b600056' // JUMPDEST PUSH1 32 PUSH1 0 KECCAK256 POP PUSH1 0 JUMP
+const LONG_CALL_GAS = '0x1c9c380' // 30M: anvil's cap for a call (its block gas limit)
+
+/**
+ * The unique balanceOf calls (autocannon, as above) while another client, a WebSocket from 127.0.0.2, keeps
+ * `inFlight` long calls running (one sent as each answers): what a heavy or hostile client costs everyone
+ * else. Errors: the load's, and long calls answered with anything but running out of gas.
+ */
+export async function uniqueCallsUnderLongCalls(node, ctx, duration, inFlight = 4) {
+  const { default: WebSocket } = await import('ws')
+  const ws = new WebSocket(node.wsUrl, { localAddress: '127.0.0.2' })
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve)
+    ws.once('error', reject)
+  })
+  let sent = 0
+  let answered = 0
+  let longErrors = 0
+  let stopping = false
+  const send = () => {
+    const id = sent++
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_call', params: [{ to: LOOPER, data: `0x${id.toString(16).padStart(8, '0')}`, gas: LONG_CALL_GAS }, 'latest', { [LOOPER]: { code: LOOP_CODE } }] }))
+  }
+  ws.on('message', (frame) => {
+    answered++
+    const text = String(frame)
+    if (text.includes('"error"') && !/out ?of ?gas/i.test(text)) longErrors++
+    if (!stopping && sent < 10_000) send()
+  })
+  for (let i = 0; i < inFlight; i++) send()
+  await new Promise((resolve) => setTimeout(resolve, 500)) // the long calls are under way
+  const r = await cannon(node.url, { bodies: uniqueBalanceOfCalls(ctx, 100_000), duration })
+  stopping = true
+  ws.terminate()
+  return { ...r, errors: r.errors + longErrors, detail: `${answered} long calls answered` }
+}
+
 /** 50,000 distinct eth_estimateGas of token transfers (amounts first + 1 on), none answered from the result cache. */
 export const uniqueTransferEstimates = (ctx, first = 0) =>
   Array.from({ length: 50_000 }, (_, i) => req('eth_estimateGas', [{ from: ctx.senders[i % ctx.senders.length].address, to: ctx.token, data: balanceOfData(ctx.holders[i % ctx.holders.length]).replace('0x70a08231', '0xa9059cbb') + (first + i + 1).toString(16).padStart(64, '0') }]))
