@@ -125,10 +125,10 @@ async function poolWithLongCall() {
   return { pool, ...startLongCall(pool) }
 }
 
-/** Starts the call that loops until it is out of gas. `ended()`: whether it has answered. */
-function startLongCall(pool) {
+/** Starts the call that loops until it is out of gas (for `client`). `ended()`: whether it has answered. */
+function startLongCall(pool, client = '') {
   let done = false
-  const long = pool.run(loopTask()).finally(() => {
+  const long = pool.run(loopTask(), client).finally(() => {
     done = true
   })
   return { long, ended: () => done }
@@ -266,11 +266,7 @@ test('a call waiting in its client\'s lane leaves it when another client waits f
   try {
     const heavyClient = '198.51.100.7'
     await pool.run(balanceTask(chain.dev[0].address))
-    const { long, ended } = (() => {
-      let done = false
-      const long = pool.run(loopTask(), heavyClient).finally(() => (done = true))
-      return { long, ended: () => done }
-    })()
+    const { long, ended } = startLongCall(pool, heavyClient)
     await new Promise((resolve) => setTimeout(resolve, 400)) // long by now: the client has a lane
     assert.equal(pool.stats.heavyClients, 1)
     const running = pool.run(balanceTask(chain.dev[0].address), heavyClient)
