@@ -1,8 +1,8 @@
 // Clients whose calls run long. The burst worker keeps a long call from holding up the calls queued
 // behind it, but a client sending several long calls at once (or one after another) would otherwise hold
 // every thread of the pool, burst worker included. Once one of a client's calls has run long, its calls
-// wait in a lane of their own and run one at a time, each in a piscina task of its own (so a long one
-// holds up no one else's calls), and the lanes together hold at most `threads` workers at once: the
+// wait in a lane of their own and go out one task at a time, a task holding only that client's calls (a
+// long one holds up no one else's), and the lanes together hold at most `threads` workers at once: the
 // other clients keep the rest. A client leaves its lane HEAVY_FOR_MS after its last long call.
 // Clients are told apart by address (RequestContext.clientIp); calls with no address have no lane.
 
@@ -19,7 +19,7 @@ export interface ClientCall {
 export interface Lane<T> {
   readonly client: string
   readonly waiting: T[]
-  /** one of its calls runs in a task of its own */
+  /** a task of its calls runs */
   running: boolean
   /** one of its calls was running long at the last look (it may sit in a shared task, sent before the client had a lane) */
   runsLong: boolean
@@ -80,10 +80,11 @@ export class HeavyClients<T extends ClientCall> {
   }
 
   /**
-   * The next call to run, with its lane (now running), taking the lanes in turn; undefined when none
-   * waits, or the lanes already hold `threads` workers.
+   * The next calls to run together (at most `max`, the longest waiting first), with their lane (now
+   * running), taking the lanes in turn; undefined when none waits, or the lanes already hold `threads`
+   * workers.
    */
-  next(): { call: T; lane: Lane<T> } | undefined {
+  next(max: number): { calls: T[]; lane: Lane<T> } | undefined {
     if (this.waitingCalls === 0) return undefined
     let busy = 0
     let ready: Lane<T> | undefined
@@ -93,11 +94,12 @@ export class HeavyClients<T extends ClientCall> {
     }
     if (ready === undefined || busy >= this.threads) return undefined
     ready.running = true
-    this.waitingCalls--
+    const calls = ready.waiting.splice(0, max)
+    this.waitingCalls -= calls.length
     // to the back of the turn
     this.lanes.delete(ready.client)
     this.lanes.set(ready.client, ready)
-    return { call: ready.waiting.shift()!, lane: ready }
+    return { calls, lane: ready }
   }
 
   /** Takes out of its lane the first waiting call that `matches`, if one does. */

@@ -20,7 +20,7 @@
 // of its own task, which may hold other clients' calls, and the task queued after it in its worker), so
 // that they run on the new thread; the pool's balancer gives no task to a worker running a long call.
 // An extra thread leaves after piscina's idle timeout. A client whose call ran long gets a lane of its own
-// (heavy-clients.ts): its calls run one at a time, and the lanes leave the others a thread.
+// (heavy-clients.ts): its calls go out one task at a time, and the lanes leave the others a thread.
 
 import { CALL_WORKER_HEAP_LIMITS } from '../util/worker-heap.js'
 import { goDuration } from '../util/go-duration.js'
@@ -62,7 +62,7 @@ interface Running {
   kept: number
   /** the first `early` calls, done before a long call of the task, were queued again too (their results wait for it) */
   early: number
-  /** the lane of the client whose call this task alone carries, while it runs */
+  /** the lane of the client whose calls this task alone carries, while it runs */
   lane: Lane<Pending> | undefined
 }
 
@@ -294,8 +294,8 @@ export class ExecPool implements Executor {
   }
 
   /**
-   * Moves the queued calls of clients with a lane to their lanes, and sends the lanes' next calls, each
-   * in a task of its own (first: the lanes' share of the pool is bounded, the rest is everyone else's).
+   * Moves the queued calls of clients with a lane to their lanes, and sends the lanes' next calls, a
+   * task for each lane (first: the lanes' share of the pool is bounded, the rest is everyone else's).
    */
   private pumpLanes(maxTasks: number): void {
     let kept = this.queueHead
@@ -306,9 +306,9 @@ export class ExecPool implements Executor {
     }
     this.queue.length = kept
     while (this.runningTasks.size < maxTasks) {
-      const next = this.heavy.next()
+      const next = this.heavy.next(this.maxBatch)
       if (next === undefined) break
-      this.dispatch([next.call], next.lane)
+      this.dispatch(next.calls, next.lane)
     }
   }
 
@@ -473,6 +473,8 @@ export class ExecPool implements Executor {
     for (const running of this.runningTasks) {
       const { items, progress } = running
       const current = progress.current
+      // a lane's task holds only its client's calls: they would go back to the lane, to wait for it
+      if (running.lane !== undefined) continue
       const long = runsLong(progress, now)
       // a claimed task on a worker not held up by a long call runs on as it is; a task no worker has
       // claimed yet is taken back once, as the pool grows (later it waits for the new thread)
@@ -488,10 +490,7 @@ export class ExecPool implements Executor {
       // counted again when dispatched anew
       this.calls -= running.kept - kept
       running.kept = kept
-      if (kept === 0) {
-        this.runningTasks.delete(running)
-        this.leaveLane(running)
-      }
+      if (kept === 0) this.runningTasks.delete(running)
     }
     if (withdrawn.length === 0 && (!grows || this.queueHead === this.queue.length)) return
     if (grows) {

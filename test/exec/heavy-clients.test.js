@@ -1,5 +1,5 @@
-// The lanes of clients whose calls ran long: one call at a time per client, the lanes in turn, at most
-// `threads` workers for all of them, and a lane closes once its client has had no long call for a while.
+// The lanes of clients whose calls ran long: one task of a client's calls at a time, the lanes in turn, at
+// most `threads` workers for all of them, and a lane closes once its client has had no long call for a while.
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -17,14 +17,15 @@ test('a client gets a lane once a call of its runs long, and its calls wait ther
   assert.equal(heavy.add(call('a', 1)), true)
   assert.equal(heavy.add(call('a', 2)), true)
   assert.equal(heavy.waiting, 2)
-  assert.equal(heavy.next(), undefined, 'its long call still runs')
+  assert.equal(heavy.next(1), undefined, 'its long call still runs')
   heavy.beginLook()
   heavy.endLook(1100)
-  const first = heavy.next()
-  assert.equal(first.call.n, 1)
-  assert.equal(heavy.next(), undefined, 'one call of a client at a time')
+  const first = heavy.next(1)
+  assert.deepEqual(first.calls, [call('a', 1)])
+  assert.equal(heavy.next(1), undefined, 'one task of a client at a time')
   first.lane.running = false
-  assert.equal(heavy.next().call.n, 2)
+  heavy.add(call('a', 3))
+  assert.deepEqual(heavy.next(8).calls, [call('a', 2), call('a', 3)], 'what waits goes out together, up to the most asked')
   assert.equal(heavy.waiting, 0)
 })
 
@@ -35,14 +36,14 @@ test('the lanes take turns and together hold at most `threads` workers', () => {
   heavy.beginLook()
   heavy.endLook(1)
   for (const c of ['a', 'b', 'c']) for (let n = 0; n < 2; n++) heavy.add(call(c, n))
-  const one = heavy.next()
-  const two = heavy.next()
-  assert.deepEqual([one.call.client, two.call.client], ['a', 'b'])
-  assert.equal(heavy.next(), undefined, 'two lanes run: the third waits')
+  const one = heavy.next(1)
+  const two = heavy.next(1)
+  assert.deepEqual([one.calls[0].client, two.calls[0].client], ['a', 'b'])
+  assert.equal(heavy.next(1), undefined, 'two lanes run: the third waits')
   one.lane.running = false
-  assert.equal(heavy.next().call.client, 'c', 'the lane that waited longest goes first')
+  assert.equal(heavy.next(1).calls[0].client, 'c', 'the lane that waited longest goes first')
   two.lane.running = false
-  assert.deepEqual(heavy.next().call, call('a', 1))
+  assert.deepEqual(heavy.next(1).calls, [call('a', 1)])
 })
 
 test('a client\'s call running long in a shared task counts against the lanes\' threads', () => {
@@ -56,7 +57,7 @@ test('a client\'s call running long in a shared task counts against the lanes\' 
   heavy.beginLook()
   heavy.sawLong('a', 2)
   heavy.endLook(2)
-  assert.equal(heavy.next(), undefined, 'a holds the lanes\' one thread')
+  assert.equal(heavy.next(1), undefined, 'a holds the lanes\' one thread')
 })
 
 test('a lane closes HEAVY_FOR_MS after its last long call once it holds nothing; a full lane refuses calls', () => {
