@@ -83,7 +83,8 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
   producer.onPendingTx((hashes) => filters.onPendingTransactions(hashes))
   const executor = new ExecPool(
     { dataDir: config.dataDir, genesis, limits: { gasCap: config.rpcGasCap, timeoutMs: config.rpcEvmTimeoutMs } },
-    { workers: config.callWorkers, burstWorkers: config.callBurstWorkers },
+    // the operator's allow-listed services get no lane (heavy-clients.ts)
+    { workers: config.callWorkers, burstWorkers: config.callBurstWorkers, laneExempt: (ip) => access.rateLimiter.allowListed(ip) },
   )
   producer.onBlock((event) => {
     if (event.stateDiff === undefined) return

@@ -4,7 +4,8 @@
 // wait in a lane of their own and go out one task at a time, a task holding only that client's calls (a
 // long one holds up no one else's), and the lanes together hold at most `threads` workers at once: the
 // other clients keep the rest. A client leaves its lane HEAVY_FOR_MS after its last long call.
-// Clients are told apart by address (RequestContext.clientIp); calls with no address have no lane.
+// Clients are told apart by address (RequestContext.clientIp); calls with no address have no lane, nor
+// do the clients the pool is told to exempt (allow-listed addresses: the operator's own services).
 
 /** How long a client stays in its lane after one of its calls last ran long. */
 export const HEAVY_FOR_MS = 10_000
@@ -30,8 +31,11 @@ export class HeavyClients<T extends ClientCall> {
   private readonly lanes = new Map<string, Lane<T>>()
   private waitingCalls = 0
 
-  /** `threads`: most workers the lanes hold at once */
-  constructor(private readonly threads: number) {}
+  /** `threads`: most workers the lanes hold at once; `exempt`: clients never given a lane */
+  constructor(
+    private readonly threads: number,
+    private readonly exempt: (client: string) => boolean = () => false,
+  ) {}
 
   /** clients with a lane */
   get size(): number {
@@ -58,7 +62,7 @@ export class HeavyClients<T extends ClientCall> {
     if (lane !== undefined) {
       lane.runsLong = true
       lane.lastLongAt = now
-    } else {
+    } else if (!this.exempt(client)) {
       this.lanes.set(client, { client, waiting: [], running: false, runsLong: true, lastLongAt: now })
     }
   }

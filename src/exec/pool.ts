@@ -91,6 +91,8 @@ export interface ExecPoolOptions {
   maxQueue?: number
   /** most calls carried by one piscina task */
   maxBatch?: number
+  /** clients never given a lane (see heavy-clients.ts) */
+  laneExempt?: (client: string) => boolean
 }
 
 interface Pending {
@@ -187,7 +189,7 @@ export class ExecPool implements Executor {
     this.workers = opts.workers !== undefined && opts.workers > 0 ? opts.workers : defaultCallWorkers()
     this.burstWorkers = opts.burstWorkers ?? 1
     this.activeWorkers = this.workers
-    this.heavy = new HeavyClients(Math.max(1, this.workers + this.burstWorkers - 1))
+    this.heavy = new HeavyClients(Math.max(1, this.workers + this.burstWorkers - 1), opts.laneExempt)
     this.maxQueue = opts.maxQueue ?? 4096
     this.maxBatch = opts.maxBatch ?? 64
     this.timeoutMs = init.limits.timeoutMs

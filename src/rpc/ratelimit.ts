@@ -98,6 +98,13 @@ export class RateLimiter {
     return this.policy.rate > 0 || this.allowList.anyLimited
   }
 
+  /** Whether the address falls in an allow-listed range (it has its own policy: the operator's choice). */
+  allowListed(clientIp: string): boolean {
+    if (!this.allowList.hasRanges) return false
+    const ip = parseIp(clientIp)
+    return ip !== undefined && this.allowList.policyForIp(ip) !== undefined
+  }
+
   costOf(method: string): number {
     return this.costs.get(method) ?? 1
   }

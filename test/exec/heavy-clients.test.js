@@ -77,3 +77,14 @@ test('a lane closes HEAVY_FOR_MS after its last long call once it holds nothing;
   assert.equal(heavy.has('a'), false)
   assert.equal(heavy.size, 0)
 })
+
+test('a client the pool exempts (an allow-listed address) never gets a lane', () => {
+  const heavy = new HeavyClients(1, (client) => client === '10.0.0.5')
+  heavy.beginLook()
+  heavy.sawLong('10.0.0.5', 0)
+  heavy.sawLong('198.51.100.7', 0)
+  heavy.endLook(0)
+  assert.equal(heavy.has('10.0.0.5'), false)
+  assert.equal(heavy.has('198.51.100.7'), true)
+  assert.equal(heavy.size, 1)
+})
