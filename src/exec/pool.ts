@@ -260,11 +260,6 @@ export class ExecPool implements Executor {
     this.schedule()
   }
 
-  /** Several calls in one go (they still share piscina tasks with whatever else is waiting). */
-  runBatch(tasks: ExecTask[], client = ''): Promise<ExecResult[]> {
-    return Promise.all(tasks.map((t) => this.run(t, client)))
-  }
-
   /** Dispatch on the next turn: calls that arrive during this one ride in the same piscina task. */
   private schedule(): void {
     if (this.scheduled) return

@@ -27,7 +27,7 @@ export class CallPoolMetrics implements ExecPoolObserver {
     this.workers = register.gauge({ name: 'keel_call_pool_workers', help: 'Call pool worker threads (burst workers included while they live)' })
     this.heavyClients = register.gauge({
       name: 'keel_call_pool_heavy_clients',
-      help: 'Clients whose calls ran long lately: their calls run one at a time, in a lane of their own',
+      help: 'Clients whose calls ran long lately: their calls wait in a lane of their own and go out one task at a time',
     })
     this.waitTime = register
       .histogramFamily({

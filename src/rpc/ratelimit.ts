@@ -100,9 +100,7 @@ export class RateLimiter {
 
   /** Whether the address falls in an allow-listed range (it has its own policy: the operator's choice). */
   allowListed(clientIp: string): boolean {
-    if (!this.allowList.hasRanges) return false
-    const ip = parseIp(clientIp)
-    return ip !== undefined && this.allowList.policyForIp(ip) !== undefined
+    return this.rangePolicyOf(clientIp) !== undefined
   }
 
   costOf(method: string): number {
@@ -178,11 +176,14 @@ export class RateLimiter {
 
   private policyOf(subject: RateLimitSubject, key: string): RatePolicy {
     if (key.startsWith('key:')) return this.allowList.policyForKey(subject.apiKey!) ?? this.policy
-    if (this.allowList.hasRanges) {
-      const ip = parseIp(subject.clientIp)
-      if (ip !== undefined) return this.allowList.policyForIp(ip) ?? this.policy
-    }
-    return this.policy
+    return this.rangePolicyOf(subject.clientIp) ?? this.policy
+  }
+
+  /** The policy of the allow-listed range the address falls in, if any. */
+  private rangePolicyOf(clientIp: string): RatePolicy | undefined {
+    if (!this.allowList.hasRanges) return undefined
+    const ip = parseIp(clientIp)
+    return ip === undefined ? undefined : this.allowList.policyForIp(ip)
   }
 }
 
