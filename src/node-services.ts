@@ -109,6 +109,8 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
       maxTxSize: config.txMaxSize,
       txFeeCapWei: BigInt(Math.round(config.rpcTxFeeCap * 1e6)) * (ETHER / 1_000_000n),
     },
+    // an allow-listed API key is the operator's own client wherever it connects from: no lane for it
+    callClientOf: (ctx) => (access.rateLimiter.allowListedKey(ctx.apiKey) ? '' : ctx.clientIp),
   }
   producer.onBlock((event) => {
     deps.intake.blockGasLimit = event.head.gasLimit

@@ -9,6 +9,8 @@ export interface RequestContext {
    * uses it (no rate limit, no per-client quota, no debug request lines: RpcServerOptions.httpClientIp).
    */
   clientIp: string
+  /** The API key the request presented (URL path /key/NAME or the X-Api-Key header), if any. */
+  apiKey?: string | undefined
 }
 
 /**

@@ -103,6 +103,11 @@ export class RateLimiter {
     return this.rangePolicyOf(clientIp) !== undefined
   }
 
+  /** Whether the API key is allow-listed (`key:NAME`): whoever presents it is the operator's client. */
+  allowListedKey(apiKey: string | undefined): boolean {
+    return apiKey !== undefined && this.allowList.hasKey(apiKey)
+  }
+
   costOf(method: string): number {
     return this.costs.get(method) ?? 1
   }

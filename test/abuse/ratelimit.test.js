@@ -64,6 +64,8 @@ describe('RateLimiter', () => {
     assert.ok(limiter.take({ clientIp: '192.0.2.1', apiKey: 'nope' }, 1) > 0, 'unknown key = its address, 1/s')
     // the call pool gives allow-listed addresses no lane (src/exec/heavy-clients.ts)
     assert.deepEqual(['10.2.3.4', 'fd00::1', '192.0.2.1', 'garbage'].map((ip) => limiter.allowListed(ip)), [true, true, false, false])
+    // nor requests that present an allow-listed API key
+    assert.deepEqual(['gold', 'silver', 'nope', undefined].map((key) => limiter.allowListedKey(key)), [true, true, false, false])
     assert.throws(() => AllowList.parse('10.0.0.0/33=5'), /invalid prefix length/)
     assert.throws(() => AllowList.parse('10.0.0.0/8'), /TARGET=RATE/)
     assert.throws(() => AllowList.parse('key:a b=5'), /API key/)

@@ -67,12 +67,12 @@ test('a client whose eth_calls run long gets a lane of its own: they run on one 
   // one worker; loops that run out of a 25M gas cap (~1.3 s here); clients told apart by X-Forwarded-For
   // from a trusted proxy (the rate limiter on, so the node reads client addresses)
   const laneNode = await startNode({
-    args: ['--call-workers', '1', '--rpc-gas-cap', '25000000', '--rate-limit', '1000000', '--trusted-proxies', '127.0.0.1/32', '--rate-limit-allow-list', '198.51.100.9/32=0'],
+    args: ['--call-workers', '1', '--rpc-gas-cap', '25000000', '--rate-limit', '1000000', '--trusted-proxies', '127.0.0.1/32', '--rate-limit-allow-list', '198.51.100.9/32=0,key:ops=0'],
   })
-  const post = (clientIp, method, params) =>
+  const post = (clientIp, method, params, headers = {}) =>
     fetch(laneNode.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp },
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp, ...headers },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
     }).then((r) => r.json())
   // each estimate its own (none answered from the result cache)
@@ -115,11 +115,14 @@ test('a client whose eth_calls run long gets a lane of its own: they run on one 
     assert.ok(waves.length >= 5, `only ${waves.length} waves ran`)
     assert.ok(Math.max(...waves) < first / 2, `a wave of calls waited ${Math.max(...waves)} ms (a long call took ${first} ms)`)
     assert.equal(busiest, 1, 'the client\'s calls ran on two workers at once')
-    // an allow-listed address (the operator's own service) gets no lane for its long call
+    // an allow-listed address (the operator's own service) gets no lane for its long call, nor does a
+    // request with an allow-listed API key from any address
     const trusted = post('198.51.100.9', 'eth_call', loopCall(300))
+    const keyed = post('198.51.100.5', 'eth_call', loopCall(301), { 'x-api-key': 'ops' })
     await new Promise((resolve) => setTimeout(resolve, 500))
-    assert.equal(value(await scrape(laneNode.metricsUrl), 'keel_call_pool_heavy_clients'), 1, 'the allow-listed client got a lane')
+    assert.equal(value(await scrape(laneNode.metricsUrl), 'keel_call_pool_heavy_clients'), 1, 'an allow-listed client got a lane')
     assert.deepEqual((await trusted).error, { code: -32000, message: 'out of gas' })
+    assert.deepEqual((await keyed).error, { code: -32000, message: 'out of gas' })
   } finally {
     await laneNode.stop()
   }

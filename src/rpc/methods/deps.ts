@@ -10,6 +10,7 @@ import { bytesToHex } from '@ethereumjs/util'
 import { RpcError, serverError } from '../errors.js'
 import type { BlockRef, BlockSelector } from '../params.js'
 import type { FilterRegistry } from '../filters.js'
+import type { RequestContext } from '../context.js'
 
 export interface MethodDeps {
   config: KeelConfig
@@ -21,6 +22,11 @@ export interface MethodDeps {
   filters: FilterRegistry
   keccak(data: Uint8Array): Uint8Array
   clientVersion: string
+  /**
+   * Whom the call pool runs a request's calls for (a client whose calls run long gets a lane of its
+   * own): its address, or '' for no one in particular (no lane). Default: the address.
+   */
+  callClientOf?(ctx: RequestContext): string
 }
 
 /** Block number a tag or number names, or undefined when it is beyond the head. */

@@ -127,6 +127,7 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
     const block = await resolveStateBlock(deps.view, selector)
     return accessListAnswer(await cached('createAccessList', block, params, headKey, client, () => toTask('createAccessList', req, block, so)))
   }
+  const clientOf = deps.callClientOf ?? ((ctx: RequestContext) => ctx.clientIp)
   /** A request at the head whose result is settled in the cache is answered at once; any other runs `full`. */
   const served = (
     kind: ExecKind,
@@ -137,7 +138,7 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
   ): unknown => {
     const headKey = headKeyOf(kind, params)
     const known = headKey === undefined ? undefined : cache.peek(headKey.key)
-    return known === undefined ? full(params, headKey, ctx.clientIp) : answer(known)
+    return known === undefined ? full(params, headKey, clientOf(ctx)) : answer(known)
   }
   return {
     eth_call: (params, ctx) => served('call', params, ctx, ethCall, callAnswer),
@@ -155,7 +156,7 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
         validation: payload.validation,
         fullTransactions: payload.returnFullTransactions,
       }
-      const result = unwrap(await deps.executor.run(task, ctx.clientIp))
+      const result = unwrap(await deps.executor.run(task, clientOf(ctx)))
       return result.kind === 'simulate' ? new RawJson(result.json) : null
     },
     eth_createAccessList: (params, ctx) => served('createAccessList', params, ctx, createAccessList, accessListAnswer),
