@@ -29,6 +29,11 @@ export interface MethodDeps {
   callClientOf?(ctx: RequestContext): string
 }
 
+/** Whom the call pool runs `ctx`'s calls for (MethodDeps.callClientOf; by default the client's address). */
+export function callClientOf(deps: MethodDeps, ctx: RequestContext): string {
+  return deps.callClientOf === undefined ? ctx.clientIp : deps.callClientOf(ctx)
+}
+
 /** Block number a tag or number names, or undefined when it is beyond the head. */
 export function refToNumber(view: ChainView, ref: BlockRef): bigint | undefined {
   if (ref.kind === 'number') return ref.number <= view.head.number ? ref.number : undefined

@@ -13,7 +13,7 @@ import type { MethodHandler, RequestContext } from '../context.js'
 import { fromShape, serverError } from '../errors.js'
 import { quantity } from '../hex.js'
 import * as p from '../params.js'
-import { resolveStateBlock } from './deps.js'
+import { callClientOf, resolveStateBlock } from './deps.js'
 import type { MethodDeps } from './deps.js'
 
 
@@ -127,7 +127,6 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
     const block = await resolveStateBlock(deps.view, selector)
     return accessListAnswer(await cached('createAccessList', block, params, headKey, client, () => toTask('createAccessList', req, block, so)))
   }
-  const clientOf = deps.callClientOf ?? ((ctx: RequestContext) => ctx.clientIp)
   /** A request at the head whose result is settled in the cache is answered at once; any other runs `full`. */
   const served = (
     kind: ExecKind,
@@ -138,7 +137,7 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
   ): unknown => {
     const headKey = headKeyOf(kind, params)
     const known = headKey === undefined ? undefined : cache.peek(headKey.key)
-    return known === undefined ? full(params, headKey, clientOf(ctx)) : answer(known)
+    return known === undefined ? full(params, headKey, callClientOf(deps, ctx)) : answer(known)
   }
   return {
     eth_call: (params, ctx) => served('call', params, ctx, ethCall, callAnswer),
@@ -156,7 +155,7 @@ export function execMethods(deps: MethodDeps): Record<string, MethodHandler> {
         validation: payload.validation,
         fullTransactions: payload.returnFullTransactions,
       }
-      const result = unwrap(await deps.executor.run(task, clientOf(ctx)))
+      const result = unwrap(await deps.executor.run(task, callClientOf(deps, ctx)))
       return result.kind === 'simulate' ? new RawJson(result.json) : null
     },
     eth_createAccessList: (params, ctx) => served('createAccessList', params, ctx, createAccessList, accessListAnswer),

@@ -13,7 +13,7 @@ import { serverError } from '../errors.js'
 import { accessListJson, authorizationListJson } from '../format.js'
 import { bytesToHex, quantity } from '../hex.js'
 import * as p from '../params.js'
-import { resolveStateBlock } from './deps.js'
+import { callClientOf, resolveStateBlock } from './deps.js'
 import type { MethodDeps } from './deps.js'
 import { toTask, unwrap } from './eth-exec.js'
 import type { TipOracle } from './tip-oracle.js'
@@ -37,7 +37,7 @@ export function fillMethods(deps: MethodDeps, tips: TipOracle): Record<string, M
       if (gas === undefined) {
         // as geth: the estimate sees the fees and the value, not the nonce
         const block = await resolveStateBlock(deps.view, p.LATEST)
-        const estimate = unwrap(await deps.executor.run(toTask('estimateGas', { ...req, nonce: undefined }, block), ctx.clientIp))
+        const estimate = unwrap(await deps.executor.run(toTask('estimateGas', { ...req, nonce: undefined }, block), callClientOf(deps, ctx)))
         if (estimate.kind !== 'estimateGas') throw serverError('gas estimation failed')
         gas = estimate.gas
       }
