@@ -84,7 +84,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
   const executor = new ExecPool(
     { dataDir: config.dataDir, genesis, limits: { gasCap: config.rpcGasCap, timeoutMs: config.rpcEvmTimeoutMs } },
     // the operator's allow-listed services get no lane (heavy-clients.ts)
-    { workers: config.callWorkers, burstWorkers: config.callBurstWorkers, laneExempt: (ip) => access.rateLimiter.allowListed(ip) },
+    { workers: config.callWorkers, burstWorkers: config.callBurstWorkers, laneExempt: (client) => client.startsWith('key:') || access.rateLimiter.allowListed(client) },
   )
   producer.onBlock((event) => {
     if (event.stateDiff === undefined) return
@@ -109,8 +109,8 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
       maxTxSize: config.txMaxSize,
       txFeeCapWei: BigInt(Math.round(config.rpcTxFeeCap * 1e6)) * (ETHER / 1_000_000n),
     },
-    // an allow-listed API key is the operator's own client wherever it connects from: no lane for it
-    callClientOf: (ctx) => (access.rateLimiter.allowListedKey(ctx.apiKey) ? '' : ctx.clientIp),
+    // an allow-listed API key is one client wherever it connects from, as for the rate limiter
+    callClientOf: (ctx) => (access.rateLimiter.allowListedKey(ctx.apiKey) ? `key:${ctx.apiKey}` : ctx.clientIp),
   }
   producer.onBlock((event) => {
     deps.intake.blockGasLimit = event.head.gasLimit

@@ -13,7 +13,7 @@ export const HEAVY_FOR_MS = 10_000
 export const LANE_CAPACITY = 256
 
 export interface ClientCall {
-  /** the client's address; '' when unknown */
+  /** the client's address (or `key:NAME`, an allow-listed API key); '' when unknown */
   readonly client: string
 }
 

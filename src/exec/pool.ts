@@ -75,7 +75,7 @@ export interface ExecPoolInit {
 }
 
 export interface Executor {
-  /** `client`: the caller's address, '' when unknown (a client whose calls run long gets a lane of its own) */
+  /** `client`: the caller's address (or `key:NAME`, an allow-listed API key), '' when unknown (a client whose calls run long gets a lane of its own) */
   run(task: ExecTask, client?: string): Promise<ExecResult>
   /** Another client (`client`) waits for the call `run` answered with `running` too. */
   share?(running: Promise<ExecResult>, client: string): void
@@ -97,7 +97,7 @@ export interface ExecPoolOptions {
 
 interface Pending {
   task: ExecTask
-  /** the caller's address, '' when unknown */
+  /** the caller's address (or `key:NAME`), '' when unknown */
   client: string
   /** what run() answered for it */
   promise: Promise<ExecResult> | undefined

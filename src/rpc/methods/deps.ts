@@ -24,7 +24,7 @@ export interface MethodDeps {
   clientVersion: string
   /**
    * Whom the call pool runs a request's calls for (a client whose calls run long gets a lane of its
-   * own): its address, or '' for no one in particular (no lane). Default: the address.
+   * own, unless the pool exempts it): its address, or `key:NAME` for an allow-listed API key. Default: the address.
    */
   callClientOf?(ctx: RequestContext): string
 }
