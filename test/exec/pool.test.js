@@ -139,10 +139,15 @@ function balanceCalls(pool, n, ended) {
   return Array.from({ length: n }, () => pool.run(balanceTask(chain.dev[0].address)).then((r) => ({ r, longDone: ended() })))
 }
 
+/** The answer is the holder's balance. */
+function assertHolderBalance(r) {
+  assert.equal(r.ok && BigInt(r.returnData), 1_000_000n * 10n ** 18n)
+}
+
 /** Every answer is the holder's balance, given while the long call still ran. */
 async function assertAnsweredFirst(answers, what) {
   for (const { r, longDone } of await Promise.all(answers)) {
-    assert.equal(r.ok && BigInt(r.returnData), 1_000_000n * 10n ** 18n)
+    assertHolderBalance(r)
     assert.equal(longDone, false, `${what} was answered only after the long call`)
   }
 }
@@ -253,7 +258,7 @@ test('a client whose call runs long gets a lane: its calls run one task at a tim
     const waves = []
     for (let wave = 0; wave < 300 && ended < 3; wave++) {
       const sentAt = Date.now()
-      for (const { r } of await Promise.all(balanceCalls(pool, 6, () => false))) assert.equal(r.ok && BigInt(r.returnData), 1_000_000n * 10n ** 18n)
+      for (const { r } of await Promise.all(balanceCalls(pool, 6, () => false))) assertHolderBalance(r)
       waves.push(Date.now() - sentAt)
       await new Promise((resolve) => setTimeout(resolve, 50))
       busiest = Math.max(busiest, pool.stats.running)
