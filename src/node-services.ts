@@ -7,6 +7,7 @@ import { startAdminSocket } from './admin/admin-socket.js'
 import type { ProducerClient, ProducerReady } from './chain/producer-client.js'
 import { openChainLevel } from './chain/store/level.js'
 import { EIP7825_TX_GAS_CAP } from './chain/tx-intake.js'
+import { startIntakeWarmUp } from './chain/intake-warm-up.js'
 import { ChainView } from './chain/view.js'
 import type { KeelConfig } from './config/types.js'
 import { createChainCommon } from './evm/common.js'
@@ -188,12 +189,14 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
   logger.info('chain ready', { chainId: config.chainId, head: ready.head.number, hardfork: ready.hardfork, genesis: ready.genesisHash })
   logger.info('listening', { url, metrics: metricsServer?.url })
   log(`listening on ${url}`)
+  const intakeWarmUp = startIntakeWarmUp(deps.intake)
 
   let closing: Promise<void> | undefined
   const close = (): Promise<void> => {
     closing ??= (async () => {
       // Readiness fails first, so a load balancer stops sending while in-flight requests are answered.
       access.health.startDraining()
+      intakeWarmUp.stop()
       await server.drain(config.shutdownGraceSeconds * 1000)
       logger.info('shutting down')
       await server.close()
