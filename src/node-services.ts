@@ -189,7 +189,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
   logger.info('chain ready', { chainId: config.chainId, head: ready.head.number, hardfork: ready.hardfork, genesis: ready.genesisHash })
   logger.info('listening', { url, metrics: metricsServer?.url })
   log(`listening on ${url}`)
-  const intakeWarmUp = startIntakeWarmUp(deps.intake)
+  const intakeWarmUp = startIntakeWarmUp(deps.intake, crypto.secp256k1.ecdsaSign)
 
   let closing: Promise<void> | undefined
   const close = (): Promise<void> => {

@@ -28,7 +28,7 @@ function countingContext(overrides = {}) {
 
 test('the warm-up decodes the transfers it was asked for, in slices that leave the event loop its turns', async () => {
   const { ctx, counter } = countingContext()
-  const warmUp = startIntakeWarmUp(ctx, 300)
+  const warmUp = startIntakeWarmUp(ctx, fc.secp256k1.ecdsaSign, 300)
   assert.equal(counter.recoveries, 0, 'nothing is decoded before the next turn of the event loop')
   let turns = 0
   let counting = true
@@ -46,7 +46,7 @@ test('the warm-up decodes the transfers it was asked for, in slices that leave t
 
 test('stop() ends the warm-up before its next slice', async () => {
   const { ctx, counter } = countingContext()
-  const warmUp = startIntakeWarmUp(ctx, 10_000)
+  const warmUp = startIntakeWarmUp(ctx, fc.secp256k1.ecdsaSign, 10_000)
   await new Promise((resolve) => setImmediate(resolve))
   warmUp.stop()
   await warmUp.done
@@ -56,7 +56,7 @@ test('stop() ends the warm-up before its next slice', async () => {
 test('a context that refuses the transfers ends the warm-up at once', async () => {
   // a fee cap of 1 wei: every transfer is refused before its sender is recovered
   const { ctx, counter } = countingContext({ txFeeCapWei: 1n })
-  await startIntakeWarmUp(ctx, 10_000).done
+  await startIntakeWarmUp(ctx, fc.secp256k1.ecdsaSign, 10_000).done
   assert.equal(counter.recoveries, 0)
 })
 
