@@ -8,6 +8,9 @@ import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx'
 import { bytesToHex } from '@ethereumjs/util'
 import { decodeRawTransaction } from './tx-intake.js'
 import type { IntakeContext } from './tx-intake.js'
+import type { FastCrypto } from '../evm/crypto.js'
+
+type Sign = FastCrypto['secp256k1']['ecdsaSign']
 
 /** Enough decodes for V8 to optimise the path: ~0.23 s of the main thread, ~0.3 s of CPU with V8's compiler threads. */
 export const INTAKE_WARM_UP_DECODES = 1500
@@ -21,10 +24,10 @@ export interface WarmUp {
   stop(): void
 }
 
-/** A native secp256k1 signer (FastCrypto's): @ethereumjs's own signing is pure JS, ~85 ms for the first eight. */
-export type Sign = (msgHash: Uint8Array, privateKey: Uint8Array) => { signature: Uint8Array; recid: number }
-
-/** Starts decoding in slices on later turns of the event loop; requests keep their turns in between. */
+/**
+ * Starts decoding in slices on later turns of the event loop; requests keep their turns in between.
+ * `sign` is the native secp256k1's (@ethereumjs's own signing is pure JS: ~85 ms for the first eight).
+ */
 export function startIntakeWarmUp(ctx: IntakeContext, sign: Sign, decodes = INTAKE_WARM_UP_DECODES): WarmUp {
   let raws: string[] | undefined
   let left = decodes
