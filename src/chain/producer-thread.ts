@@ -8,6 +8,8 @@ import { errorShape, headInfo, Producer } from './producer.js'
 import { openChainLevel } from './store/level.js'
 import type { ChainLevel } from './store/level.js'
 import { Keys } from './store/schema.js'
+import { startProducerWarmUp } from './producer-warm-up.js'
+import type { ProducerWarmUp } from './producer-warm-up.js'
 
 if (parentPort === null) throw new Error('producer-thread must run as a worker thread')
 const port = parentPort
@@ -53,6 +55,8 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
     },
   )
 
+  let warmUp: ProducerWarmUp | undefined
+  let shuttingDown = false
   port.on('message', (msg: ToProducer) => {
     switch (msg.kind) {
       case 'submit':
@@ -68,8 +72,9 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
         )
         break
       case 'shutdown':
-        producer
-          .close()
+        shuttingDown = true
+        warmUp?.stop()
+        Promise.all([producer.close(), warmUp?.done])
           .then(() => level.close())
           .then(
             () => post({ kind: 'reply', id: msg.id, ok: true, result: null }),
@@ -82,7 +87,12 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
   const genesisHash = await genesisHashOf(level)
   post({ kind: 'ready', head: headInfo(producer.headHeader), genesisHash, hardfork: producer.hardfork, pooledSenders: producer.pooledSenders() })
   producer.start()
-  producer.blockVM().catch((err: unknown) => post({ kind: 'fatal', message: `producer failed to load the VM: ${(err as Error).stack ?? err}` }))
+  producer.blockVM().then(
+    () => {
+      if (!shuttingDown) warmUp = startProducerWarmUp(config, genesis, () => producer.idle)
+    },
+    (err: unknown) => post({ kind: 'fatal', message: `producer failed to load the VM: ${(err as Error).stack ?? err}` }),
+  )
 }
 
 async function genesisHashOf(level: ChainLevel): Promise<string> {

@@ -90,7 +90,7 @@ export class Producer {
   private constructor(
     private readonly config: KeelConfig,
     private readonly level: ChainLevel,
-    private readonly common: Common,
+    readonly common: Common,
     private readonly trieDb: WritableTrieDB,
     private readonly sm: BulkFlushStateManager,
     private readonly blockchain: EVMMockBlockchainInterface,
@@ -160,6 +160,11 @@ export class Producer {
     diffs.discard()
     await producer.restorePool()
     return producer
+  }
+
+  /** No block is being sealed and none of the pool's transactions could go in one. */
+  get idle(): boolean {
+    return this.sealing === undefined && this.pool.status().pending === 0
   }
 
   get headHeader(): BlockHeader {

@@ -1,0 +1,159 @@
+// The producer thread's block building, optimised by V8 before the first burst of transactions. A fresh
+// node's first run of transfers spent ~40% more CPU per transfer than the next one, most of it V8
+// compiling the producer's pool, block building, trie and commit (bench/README.md, twenty-seventh
+// session). After start-up the producer builds a few blocks of transfers between throwaway senders on a
+// scratch chain in its own database under the data folder, with the same classes the chain uses, then
+// deletes it. It builds a block only while the node has none to build, and stops when the node shuts down.
+
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { createFeeMarket1559Tx } from '@ethereumjs/tx'
+import { bytesToHex } from '@ethereumjs/util'
+import type { KeelConfig } from '../config/types.js'
+import type { GethGenesis } from '../evm/geth-genesis.js'
+import { fastCrypto, loadFastCrypto } from '../evm/crypto.js'
+import type { TxWire } from './messages.js'
+import { Producer } from './producer.js'
+import { openChainLevel } from './store/level.js'
+
+/** 2,048 transfers: ~1 s of the producer thread after start (bench/README.md, twenty-eighth session). */
+export const PRODUCER_WARM_UP_BLOCKS = 4
+export const PRODUCER_WARM_UP_TRANSFERS = 512
+const SENDERS = 64
+/** A node kept busy that long has warmed itself: the warm-up ends. */
+const MAX_WAIT_MS = 60_000
+const BUSY_POLL_MS = 20
+
+export interface WarmUpProgress {
+  blocks: number
+  /** Transfers mined in those blocks. */
+  transfers: number
+}
+
+export interface ProducerWarmUp {
+  /** What was built, once the scratch chain is closed and deleted (also after stop(), or a failure). */
+  readonly done: Promise<WarmUpProgress>
+  stop(): void
+}
+
+/** The scratch chain's folder: a node that died mid warm-up leaves it behind, and the next start replaces it. */
+export const warmUpDir = (dataDir: string): string => join(dataDir, 'warm-up')
+
+/** `nodeIdle`: whether the node's own producer has nothing to seal (a warm-up block waits until then). */
+export function startProducerWarmUp(
+  config: KeelConfig,
+  genesis: GethGenesis,
+  nodeIdle: () => boolean,
+  blocks = PRODUCER_WARM_UP_BLOCKS,
+  transfersPerBlock = PRODUCER_WARM_UP_TRANSFERS,
+): ProducerWarmUp {
+  let stopped = false
+  const progress: WarmUpProgress = { blocks: 0, transfers: 0 }
+  const done = run(config, genesis, blocks, transfersPerBlock, nodeIdle, () => stopped, progress).then(
+    () => progress,
+    // a warm-up that fails (a full disk, a pool limited below a block of transfers) leaves the node as it would be without one
+    () => progress,
+  )
+  return {
+    done,
+    stop: () => {
+      stopped = true
+    },
+  }
+}
+
+interface ThrowawaySender {
+  key: Uint8Array
+  pub: Uint8Array
+  address: string
+  nonce: bigint
+}
+
+async function run(
+  config: KeelConfig,
+  genesis: GethGenesis,
+  blocks: number,
+  perBlock: number,
+  nodeIdle: () => boolean,
+  stopped: () => boolean,
+  progress: WarmUpProgress,
+): Promise<void> {
+  const giveUpAt = Date.now() + MAX_WAIT_MS
+  const dir = warmUpDir(config.dataDir)
+  await rm(dir, { recursive: true, force: true })
+  if (stopped() || blocks <= 0) return
+  await loadFastCrypto()
+  const senders = throwawaySenders()
+  const scratchConfig: KeelConfig = { ...config, dataDir: dir, blockTime: config.blockTime > 0 ? config.blockTime : 1, emptyBlockPeriod: 0 }
+  const level = await openChainLevel(dir, { cacheSize: 8 << 20 })
+  try {
+    let failed: string | undefined
+    const producer = await Producer.open(scratchConfig, scratchGenesis(genesis, senders), level, {
+      onBlock: (event) => {
+        progress.blocks++
+        progress.transfers += event.txHashes.length
+      },
+      onPendingTx: () => {},
+      onFatal: (message) => (failed = message),
+    })
+    try {
+      while (progress.blocks < blocks && !stopped()) {
+        if (!nodeIdle()) {
+          if (Date.now() > giveUpAt) break
+          await new Promise<void>((resolve) => setTimeout(resolve, BUSY_POLL_MS))
+          continue
+        }
+        const wires = signedTransfers(producer, senders, perBlock, progress.blocks * perBlock)
+        await Promise.all(wires.map((w) => producer.submit(w)))
+        await producer.seal()
+        if (failed !== undefined) throw new Error(failed)
+        // the node's own messages get the thread between blocks
+        await new Promise<void>((resolve) => setImmediate(resolve))
+      }
+    } finally {
+      await producer.close()
+    }
+  } finally {
+    await level.close()
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+function throwawaySenders(): ThrowawaySender[] {
+  const { secp256k1, keccak256 } = fastCrypto()
+  return Array.from({ length: SENDERS }, (_, i) => {
+    const key = new Uint8Array(32).fill(0x5e)
+    key[31] = i
+    const pub = secp256k1.publicKeyCreate(key, false).subarray(1)
+    return { key, pub, address: bytesToHex(keccak256(pub).subarray(12)), nonce: 0n }
+  })
+}
+
+/** The chain's fork schedule and contracts (the system contracts blocks call), none of its other accounts. */
+function scratchGenesis(genesis: GethGenesis, senders: readonly ThrowawaySender[]): GethGenesis {
+  const alloc: GethGenesis['alloc'] = {}
+  for (const [address, account] of Object.entries(genesis.alloc)) if (account.code !== undefined && account.code !== '0x') alloc[address] = account
+  for (const s of senders) alloc[s.address] = { balance: `0x${(10n ** 24n).toString(16)}` }
+  return { ...genesis, alloc }
+}
+
+/** EIP-1559 transfers to new accounts, as the pool receives them from the main thread (sender recovered). */
+function signedTransfers(producer: Producer, senders: ThrowawaySender[], count: number, firstRecipient: number): TxWire[] {
+  const { secp256k1, keccak256 } = fastCrypto()
+  const common = producer.common
+  const chainId = common.chainId()
+  const maxFeePerGas = producer.headHeader.calcNextBaseFee() * 2n + 10n ** 9n
+  const wires: TxWire[] = []
+  for (let i = 0; i < count; i++) {
+    const s = senders[i % senders.length]!
+    const to = `0x${(0x5e000000 + firstRecipient + i).toString(16).padStart(40, '0')}` as const
+    const tx = createFeeMarket1559Tx(
+      { chainId, nonce: s.nonce++, maxPriorityFeePerGas: 10n ** 9n, maxFeePerGas, gasLimit: 21_000n, to, value: 1n },
+      { common },
+    )
+    const { signature, recid } = secp256k1.ecdsaSign(tx.getHashedMessageToSign(), s.key)
+    const raw = tx.addSignature(BigInt(recid), signature.subarray(0, 32), signature.subarray(32)).serialize()
+    wires.push({ raw, hash: bytesToHex(keccak256(raw)), sender: s.address, senderPubKey: s.pub, arrivedAt: Date.now() })
+  }
+  return wires
+}
