@@ -85,7 +85,7 @@ async function run(
   await loadFastCrypto()
   const senders = throwawaySenders()
   const scratchConfig: KeelConfig = { ...config, dataDir: dir, blockTime: config.blockTime > 0 ? config.blockTime : 1, emptyBlockPeriod: 0 }
-  const level = await openChainLevel(dir, { cacheSize: 8 << 20 })
+  const level = await openChainLevel(dir, { cacheSize: 1 << 20, writeBufferSize: 4 << 20 })
   try {
     let failed: string | undefined
     const producer = await Producer.open(scratchConfig, scratchGenesis(genesis, senders), level, {
