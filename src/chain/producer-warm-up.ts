@@ -15,6 +15,7 @@ import { fastCrypto, loadFastCrypto } from '../evm/crypto.js'
 import type { TxWire } from './messages.js'
 import { Producer } from './producer.js'
 import { openChainLevel } from './store/level.js'
+import { BEACON_ROOTS, CONSOLIDATION_QUEUE, HISTORY_STORAGE, WITHDRAWAL_QUEUE } from './system-contracts.js'
 
 /** 2,048 transfers: ~1 s of the producer thread after start (bench/README.md, twenty-eighth session). */
 export const PRODUCER_WARM_UP_BLOCKS = 4
@@ -62,7 +63,7 @@ export function startProducerWarmUp(
   }
 }
 
-interface ThrowawaySender {
+export interface ThrowawaySender {
   key: Uint8Array
   pub: Uint8Array
   address: string
@@ -119,7 +120,7 @@ async function run(
   }
 }
 
-function throwawaySenders(): ThrowawaySender[] {
+export function throwawaySenders(): ThrowawaySender[] {
   const { secp256k1, keccak256 } = fastCrypto()
   return Array.from({ length: SENDERS }, (_, i) => {
     const key = new Uint8Array(32).fill(0x5e)
@@ -129,10 +130,14 @@ function throwawaySenders(): ThrowawaySender[] {
   })
 }
 
-/** The chain's fork schedule and contracts (the system contracts blocks call), none of its other accounts. */
-function scratchGenesis(genesis: GethGenesis, senders: readonly ThrowawaySender[]): GethGenesis {
+const SYSTEM_ADDRESSES = new Set([BEACON_ROOTS, HISTORY_STORAGE, WITHDRAWAL_QUEUE, CONSOLIDATION_QUEUE].map((c) => c.address.slice(2)))
+
+/** The chain's fork schedule and the system contracts its blocks call, as its genesis has them; none of its other accounts. */
+export function scratchGenesis(genesis: GethGenesis, senders: readonly ThrowawaySender[]): GethGenesis {
   const alloc: GethGenesis['alloc'] = {}
-  for (const [address, account] of Object.entries(genesis.alloc)) if (account.code !== undefined && account.code !== '0x') alloc[address] = account
+  for (const [address, account] of Object.entries(genesis.alloc)) {
+    if (SYSTEM_ADDRESSES.has(address.toLowerCase().replace(/^0x/, ''))) alloc[address] = account
+  }
   for (const s of senders) alloc[s.address] = { balance: `0x${(10n ** 24n).toString(16)}` }
   return { ...genesis, alloc }
 }

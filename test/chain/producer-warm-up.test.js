@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../../dist/config/load.js'
 import { devGenesis } from '../../dist/chain/genesis.js'
-import { startProducerWarmUp, warmUpDir } from '../../dist/chain/producer-warm-up.js'
+import { scratchGenesis, startProducerWarmUp, throwawaySenders, warmUpDir } from '../../dist/chain/producer-warm-up.js'
+import { loadFastCrypto } from '../../dist/evm/crypto.js'
 
 function scratchDataDir(t) {
   const dataDir = mkdtempSync(join(tmpdir(), 'keel-pwu-'))
@@ -22,6 +23,21 @@ test('the warm-up mines its transfers on a scratch chain and deletes it, replaci
   assert.deepEqual(progress, { blocks: 3, transfers: 3 * 96 })
   assert.equal(existsSync(warmUpDir(dataDir)), false)
   assert.deepEqual(readdirSync(dataDir), [], 'nothing else is written to the data folder')
+})
+
+test("the scratch chain's genesis: the chain's fork schedule and system contracts, none of its other accounts", async () => {
+  await loadFastCrypto()
+  const genesis = devGenesis(24589)
+  const contract = { code: '0x6000', storage: { '0x01': '0x02' } }
+  const withMore = { ...genesis, alloc: { ...genesis.alloc, '0x00000000000000000000000000000000000000c0': contract } }
+  const senders = throwawaySenders()
+  const scratch = scratchGenesis(withMore, senders)
+  assert.deepEqual(scratch.config, genesis.config)
+  assert.equal(scratch.gasLimit, genesis.gasLimit)
+  const system = '0x0000f90827f1c53a10cb7a02335b175320002935' // EIP-2935's, which --dev deploys
+  assert.deepEqual(Object.keys(scratch.alloc).sort(), [system, ...senders.map((s) => s.address)].sort())
+  assert.deepEqual(scratch.alloc[system], genesis.alloc[system])
+  assert.equal(senders.length, 64)
 })
 
 test('the warm-up builds no block while the node has one to build', async (t) => {
