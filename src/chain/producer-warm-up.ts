@@ -22,7 +22,7 @@ import { BEACON_ROOTS, CONSOLIDATION_QUEUE, HISTORY_STORAGE, WITHDRAWAL_QUEUE } 
  * meanwhile waits no longer than for one of the node's own small blocks (bench/README.md, twenty-eighth session).
  */
 export const PRODUCER_WARM_UP_BLOCKS = 16
-export const PRODUCER_WARM_UP_TRANSFERS = 128
+export const PRODUCER_WARM_UP_TRANSFERS_PER_BLOCK = 128
 const SENDERS = 64
 /** A node kept busy that long has warmed itself: the warm-up ends. */
 const MAX_WAIT_MS = 60_000
@@ -49,7 +49,7 @@ export function startProducerWarmUp(
   genesis: GethGenesis,
   nodeIdle: () => boolean,
   blocks = PRODUCER_WARM_UP_BLOCKS,
-  transfersPerBlock = PRODUCER_WARM_UP_TRANSFERS,
+  transfersPerBlock = PRODUCER_WARM_UP_TRANSFERS_PER_BLOCK,
 ): ProducerWarmUp {
   let stopped = false
   const progress: WarmUpProgress = { blocks: 0, transfers: 0 }
