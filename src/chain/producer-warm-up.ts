@@ -11,7 +11,7 @@ import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { bytesToHex } from '@ethereumjs/util'
 import type { KeelConfig } from '../config/types.js'
 import type { GethGenesis } from '../evm/geth-genesis.js'
-import { fastCrypto, loadFastCrypto } from '../evm/crypto.js'
+import { fastCrypto, loadFastCrypto, signNatively } from '../evm/crypto.js'
 import type { TxWire } from './messages.js'
 import { Producer } from './producer.js'
 import { openChainLevel } from './store/level.js'
@@ -159,8 +159,7 @@ function signedTransfers(producer: Producer, senders: ThrowawaySender[], count: 
       { chainId, nonce: s.nonce++, maxPriorityFeePerGas: 10n ** 9n, maxFeePerGas, gasLimit: 21_000n, to, value: 1n },
       { common },
     )
-    const { signature, recid } = secp256k1.ecdsaSign(tx.getHashedMessageToSign(), s.key)
-    const raw = tx.addSignature(BigInt(recid), signature.subarray(0, 32), signature.subarray(32)).serialize()
+    const raw = signNatively(tx, s.key, secp256k1.ecdsaSign)
     wires.push({ raw, hash: bytesToHex(keccak256(raw)), sender: s.address, senderPubKey: s.pub, arrivedAt: Date.now() })
   }
   return wires
