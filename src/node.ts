@@ -13,6 +13,7 @@ import { createLogger } from './logging/logger.js'
 import type { RunningNode } from './node-services.js'
 import { accessSetup } from './rpc/access.js'
 import { applyHeapGrowthPercent } from './util/heap-growth.js'
+import { applyIdleHeapShrink } from './util/idle-heap-shrink.js'
 
 export type { RunningNode } from './node-services.js'
 
@@ -27,6 +28,7 @@ function packageVersion(): string {
 
 export async function startNode(input: KeelConfig): Promise<RunningNode> {
   applyHeapGrowthPercent(input.heapGrowthPercent)
+  applyIdleHeapShrink(input.idleHeapShrink)
   const headSource: { view?: ChainView } = {}
   // Validated before any thread starts, so a bad access option fails the start cleanly.
   const access = accessSetup(input, { head: () => headSource.view?.head })

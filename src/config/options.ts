@@ -107,6 +107,10 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
     min: 0, max: 1000, default: 50,
     help: 'growth of a thread\'s V8 old generation past its live size before a full collection (0 = V8\'s own: up to 300%)',
   },
+  idleHeapShrink: {
+    flag: 'idle-heap-shrink', env: 'KEEL_IDLE_HEAP_SHRINK', group: 'Node', type: 'bool', metavar: '',
+    default: false, help: 'let V8 shrink the producer\'s and call workers\' heaps when they go idle (less memory at rest; the next burst compiles its code again)',
+  },
 
   stateHistory: {
     flag: 'state-history', env: 'KEEL_STATE_HISTORY', group: 'Node', type: 'int', metavar: 'BLOCKS',

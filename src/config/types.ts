@@ -30,6 +30,8 @@ export interface KeelConfig {
 
   /** V8 old-generation growth past the live size before a full collection, in percent (0 = V8's own). */
   heapGrowthPercent: number
+  /** Whether V8's memory reducer may shrink the worker threads' heaps when they go idle. */
+  idleHeapShrink: boolean
 
   // Execution
   rpcGasCap: bigint

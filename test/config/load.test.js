@@ -39,6 +39,7 @@ test('defaults', () => {
     dev: false,
     chainId: 24589,
     heapGrowthPercent: 50,
+    idleHeapShrink: false,
     stateHistory: 0,
     txpoolMaxSlots: 5120,
     txpoolMaxQueuedPerAccount: 64,
@@ -202,6 +203,15 @@ test('boolean validation and parsing', () => {
     'invalid value "maybe" for KEEL_DEV (from environment): expected true or false')
   withConfigFile({ dev: 1 }, (path) => assertConfigError(() => load({ configFile: path }),
     `invalid value 1 for dev (from config file ${path}): expected true or false`))
+})
+
+test('--idle-heap-shrink: off unless asked for, by flag, environment or config file', () => {
+  assert.equal(load({}).idleHeapShrink, false)
+  assert.equal(load({ flags: { 'idle-heap-shrink': true } }).idleHeapShrink, true)
+  assert.equal(load({ env: { KEEL_IDLE_HEAP_SHRINK: 'true' } }).idleHeapShrink, true)
+  withConfigFile({ 'idle-heap-shrink': true }, (path) => assert.equal(load({ configFile: path }).idleHeapShrink, true))
+  assertConfigError(() => load({ flags: { 'idle-heap-shrink': 'sometimes' } }),
+    'invalid value "sometimes" for --idle-heap-shrink (from command line): expected true or false')
 })
 
 test('enum, host and path validation', () => {
