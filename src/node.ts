@@ -13,7 +13,7 @@ import { createLogger } from './logging/logger.js'
 import type { RunningNode } from './node-services.js'
 import { accessSetup } from './rpc/access.js'
 import { applyHeapGrowthPercent } from './util/heap-growth.js'
-import { applyIdleHeapShrink } from './util/idle-heap-shrink.js'
+import { setMemoryReducer } from './util/memory-reducer.js'
 
 export type { RunningNode } from './node-services.js'
 
@@ -28,7 +28,9 @@ function packageVersion(): string {
 
 export async function startNode(input: KeelConfig): Promise<RunningNode> {
   applyHeapGrowthPercent(input.heapGrowthPercent)
-  applyIdleHeapShrink(input.idleHeapShrink)
+  // The producer, spawned next, keeps the code its bursts compiled through idle periods; the threads
+  // started once it is ready (the call workers) let V8 shrink their heaps as usual.
+  if (!input.idleHeapShrink) setMemoryReducer(false)
   const headSource: { view?: ChainView } = {}
   // Validated before any thread starts, so a bad access option fails the start cleanly.
   const access = accessSetup(input, { head: () => headSource.view?.head })
@@ -57,6 +59,7 @@ export async function startNode(input: KeelConfig): Promise<RunningNode> {
   if (operatorAddress !== undefined) log(`operator address ${operatorAddress}${created ? ` (new key saved in ${join(config.dataDir, 'operator.key')})` : ''}`)
 
   const [{ serveChain }, ready] = await Promise.all([import('./node-services.js'), producer.ready])
+  setMemoryReducer(true)
   const node = await serveChain({ config, genesis, producer, ready, access, headSource, version: packageVersion(), log, logger })
   fatal = () => {
     void node.close().finally(() => process.exit(1))

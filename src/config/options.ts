@@ -109,7 +109,7 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
   },
   idleHeapShrink: {
     flag: 'idle-heap-shrink', env: 'KEEL_IDLE_HEAP_SHRINK', group: 'Node', type: 'bool', metavar: '',
-    default: false, help: 'let V8 shrink the producer\'s and call workers\' heaps when they go idle (less memory at rest; the next burst compiles its code again)',
+    default: false, help: 'let V8 shrink the block producer\'s heap when it goes idle (less memory at rest; its next burst compiles its code again)',
   },
 
   stateHistory: {

@@ -30,7 +30,7 @@ export interface KeelConfig {
 
   /** V8 old-generation growth past the live size before a full collection, in percent (0 = V8's own). */
   heapGrowthPercent: number
-  /** Whether V8's memory reducer may shrink the worker threads' heaps when they go idle. */
+  /** Whether V8's memory reducer may shrink the producer thread's heap when it goes idle. */
   idleHeapShrink: boolean
 
   // Execution
