@@ -92,8 +92,10 @@ test('a client whose eth_calls run long gets a lane of its own: they run on one 
     assert.equal(endedAt.length, 0, `another client's calls were answered only after the first long call (${Date.now() - startedAt} ms)`)
     assert.equal(value(await scrape(laneNode.metricsUrl), 'keel_call_pool_heavy_clients'), 1)
     // the client's next call waits in its lane, behind its long ones; the same call from another client
-    // shares it (the result cache), which takes it out of the lane
-    const shared = [{ from: DEV_ADDRESSES[0], to: DEV_ADDRESSES[2], value: '0x123456' }]
+    // shares it (the result cache), which takes it out of the lane; both name one block, so that a new
+    // head between the two requests cannot make them two different calls
+    const { result: head } = await post('198.51.100.8', 'eth_blockNumber', [])
+    const shared = [{ from: DEV_ADDRESSES[0], to: DEV_ADDRESSES[2], value: '0x123456' }, head]
     const inLane = post('198.51.100.7', 'eth_estimateGas', shared)
     await new Promise((resolve) => setTimeout(resolve, 50))
     assert.equal((await post('198.51.100.8', 'eth_estimateGas', shared)).result, '0x5208')
