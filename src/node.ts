@@ -28,18 +28,19 @@ function packageVersion(): string {
 
 export async function startNode(input: KeelConfig): Promise<RunningNode> {
   applyHeapGrowthPercent(input.heapGrowthPercent)
-  // The producer, spawned next, keeps the code its bursts compiled through idle periods; the threads
-  // started once it is ready (the call workers) let V8 shrink their heaps as usual.
-  if (!input.idleHeapShrink) setMemoryReducer(false)
   const headSource: { view?: ChainView } = {}
   // Validated before any thread starts, so a bad access option fails the start cleanly.
   const access = accessSetup(input, { head: () => headSource.view?.head })
   const logger = createLogger(input.logLevel)
   let fatal: ((message: string) => void) | undefined
+  // The producer keeps the code its bursts compiled through idle periods: its heap is set up without V8's
+  // memory reducer, which the threads started after it (the call workers) keep.
+  if (!input.idleHeapShrink) setMemoryReducer(false)
   const producer = new ProducerClient((message) => {
     logger.error('producer failed', { message })
     fatal?.(message)
   })
+  if (!input.idleHeapShrink) void producer.online.then(() => setMemoryReducer(true))
   let chain: ChainGenesis
   try {
     // imported after the spawn: the genesis code loads @ethereumjs/util and LevelDB
@@ -59,7 +60,6 @@ export async function startNode(input: KeelConfig): Promise<RunningNode> {
   if (operatorAddress !== undefined) log(`operator address ${operatorAddress}${created ? ` (new key saved in ${join(config.dataDir, 'operator.key')})` : ''}`)
 
   const [{ serveChain }, ready] = await Promise.all([import('./node-services.js'), producer.ready])
-  setMemoryReducer(true)
   const node = await serveChain({ config, genesis, producer, ready, access, headSource, version: packageVersion(), log, logger })
   fatal = () => {
     void node.close().finally(() => process.exit(1))
