@@ -28,7 +28,8 @@ import { randomUUID } from 'node:crypto'
 import { BroadcastChannel } from 'node:worker_threads'
 import type { StateDiff } from '../chain/state-diff.js'
 import { availableParallelism } from 'node:os'
-import { Piscina } from 'piscina'
+import { Piscina, queueOptionsSymbol } from 'piscina'
+import type { PiscinaTask } from 'piscina'
 import type { GethGenesis } from '../evm/geth-genesis.js'
 import { limitExceeded, serverError } from '../rpc/errors.js'
 import type { RpcError } from '../rpc/errors.js'
@@ -64,6 +65,9 @@ interface Running {
   early: number
   /** the lane of the client whose calls this task alone carries, while it runs */
   lane: Lane<Pending> | undefined
+  /** the thread piscina's balancer gave it to (0 until then): a lane's task holds up what is given to its
+   * worker after it before that worker has started it, when `progress.thread` does not tell yet */
+  worker: number
 }
 
 export interface ExecPoolInit {
@@ -206,7 +210,7 @@ export class ExecPool implements Executor {
       // and every call at a new head walked the trie again
       atomics: 'disabled',
       concurrentTasksPerWorker: TASKS_PER_WORKER,
-      loadBalancer: (_task, workers) => this.pickWorker(workers),
+      loadBalancer: (task, workers) => this.pickWorker(task, workers),
       resourceLimits: CALL_WORKER_HEAP_LIMITS,
       workerData: { ...init, stateDiffChannel: channelName },
     })
@@ -339,7 +343,7 @@ export class ExecPool implements Executor {
     // progress buffers are reused: a SharedArrayBuffer per task showed in the main thread's profile
     const progress = this.spareProgress.pop() ?? new CallProgress()
     progress.reset()
-    const running: Running = { items, progress, runaway: -1, kept: items.length, early: 0, lane }
+    const running: Running = { items, progress, runaway: -1, kept: items.length, early: 0, lane, worker: 0 }
     this.runningTasks.add(running)
     this.piscinaTasks++
     this.calls += items.length
@@ -350,8 +354,10 @@ export class ExecPool implements Executor {
     // pushed, not mapped: map() makes a holey array, which structured clone writes and reads as sparse
     const tasks: ExecTask[] = []
     for (const item of items) tasks.push(item.task)
+    // the balancer finds the task's Running under piscina's queue-options key (a symbol key: not cloned to the worker)
+    const batch: ExecBatch & { [queueOptionsSymbol]: Running } = { tasks, progress: running.progress.buffer, [queueOptionsSymbol]: running }
     this.piscina
-      .run({ tasks, progress: running.progress.buffer })
+      .run(batch)
       .then(
         ({ results, trieNodeReads }) => {
           if (running.kept === 0) return
@@ -435,7 +441,14 @@ export class ExecPool implements Executor {
    * lane's call (a task given to it would wait behind that call); none makes piscina keep the task until
    * a worker frees up, and start a thread while it has fewer than its maximum.
    */
-  private pickWorker<W extends { readonly id: number; readonly currentUsage: number }>(workers: W[]): W | null {
+  private pickWorker<W extends { readonly id: number; readonly currentUsage: number }>(task: PiscinaTask, workers: W[]): W | null {
+    const picked = this.leastBusyWorker(workers)
+    const running = task[queueOptionsSymbol] as Running | null
+    if (picked !== null && running !== null) running.worker = picked.id
+    return picked
+  }
+
+  private leastBusyWorker<W extends { readonly id: number; readonly currentUsage: number }>(workers: W[]): W | null {
     let candidate: W | null = null
     let usage = TASKS_PER_WORKER
     let now = 0
@@ -451,9 +464,10 @@ export class ExecPool implements Executor {
     return candidate
   }
 
+  /** Whether the thread holds a lane's task (running or not yet started) or runs a long call. */
   private runsLongCall(threadId: number, now: number): boolean {
     for (const running of this.runningTasks) {
-      if (running.progress.thread === threadId && (running.lane !== undefined || runsLong(running.progress, now))) return true
+      if (running.worker === threadId && (running.lane !== undefined || runsLong(running.progress, now))) return true
     }
     return false
   }
