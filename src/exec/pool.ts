@@ -18,7 +18,8 @@
 // queued behind it wait as long: once one has run LONG_CALL_MS while others wait, the pool grows by
 // `burstWorkers` threads and withdraws the calls waiting behind it that no worker has started (the rest
 // of its own task, which may hold other clients' calls, and the task queued after it in its worker), so
-// that they run on the new thread; the pool's balancer gives no task to a worker running a long call.
+// that they run on the new thread; the pool's balancer (balancer.ts) gives no task to a worker running a
+// long call or holding a lane's task.
 // An extra thread leaves after piscina's idle timeout. A client whose call ran long gets a lane of its own
 // (heavy-clients.ts): its calls go out one task at a time, and the lanes leave the others a thread.
 
@@ -29,10 +30,10 @@ import { BroadcastChannel } from 'node:worker_threads'
 import type { StateDiff } from '../chain/state-diff.js'
 import { availableParallelism } from 'node:os'
 import { Piscina, queueOptionsSymbol } from 'piscina'
-import type { PiscinaTask } from 'piscina'
 import type { GethGenesis } from '../evm/geth-genesis.js'
 import { limitExceeded, serverError } from '../rpc/errors.js'
 import type { RpcError } from '../rpc/errors.js'
+import { chooseWorker, runsLong } from './balancer.js'
 import { HeavyClients } from './heavy-clients.js'
 import type { Lane } from './heavy-clients.js'
 import { CallProgress } from './progress.js'
@@ -65,8 +66,7 @@ interface Running {
   early: number
   /** the lane of the client whose calls this task alone carries, while it runs */
   lane: Lane<Pending> | undefined
-  /** the thread piscina's balancer gave it to (0 until then): a lane's task holds up what is given to its
-   * worker after it before that worker has started it, when `progress.thread` does not tell yet */
+  /** the thread piscina's balancer gave it to, 0 until then (balancer.ts) */
   worker: number
 }
 
@@ -150,15 +150,9 @@ export function defaultCallWorkers(cores = availableParallelism()): number {
 export const executionTimedOut = (ms: number): RpcError => serverError(`execution aborted (timeout = ${goDuration(ms)})`)
 
 const TASKS_PER_WORKER = 2
-/** How long a call runs before the calls waiting behind it move to a burst worker (a call at the head takes well under 1 ms). */
-const LONG_CALL_MS = 250
 /** An idle burst worker leaves after this long. */
 const BURST_IDLE_MS = 30_000
 
-/** Whether the task's running call (if one runs) has run LONG_CALL_MS by `now`. */
-function runsLong(progress: CallProgress, now: number): boolean {
-  return progress.current >= 0 && now - progress.currentSince >= LONG_CALL_MS
-}
 /** how piscina fails the tasks of a worker thread that exited */
 const WORKER_EXITED = 'worker exited with code'
 
@@ -210,7 +204,8 @@ export class ExecPool implements Executor {
       // and every call at a new head walked the trie again
       atomics: 'disabled',
       concurrentTasksPerWorker: TASKS_PER_WORKER,
-      loadBalancer: (task, workers) => this.pickWorker(task, workers),
+      // the task's Running rides under piscina's queue-options key (see dispatch)
+      loadBalancer: (task, workers) => chooseWorker(task[queueOptionsSymbol] as Running | null, workers, this.runningTasks, TASKS_PER_WORKER),
       resourceLimits: CALL_WORKER_HEAP_LIMITS,
       workerData: { ...init, stateDiffChannel: channelName },
     })
@@ -434,42 +429,6 @@ export class ExecPool implements Executor {
     const longCall = this.lookForLongCalls(now)
     if (!longCall) this.activeWorkers = this.workers
     else if (this.burstWorkers > 0) this.burst(this.activeWorkers === this.workers)
-  }
-
-  /**
-   * piscina's balancer: an idle worker, else the least busy one that is not running a long call or a
-   * lane's call (a task given to it would wait behind that call); none makes piscina keep the task until
-   * a worker frees up, and start a thread while it has fewer than its maximum.
-   */
-  private pickWorker<W extends { readonly id: number; readonly currentUsage: number }>(task: PiscinaTask, workers: W[]): W | null {
-    const picked = this.leastBusyWorker(workers)
-    const running = task[queueOptionsSymbol] as Running | null
-    if (picked !== null && running !== null) running.worker = picked.id
-    return picked
-  }
-
-  private leastBusyWorker<W extends { readonly id: number; readonly currentUsage: number }>(workers: W[]): W | null {
-    let candidate: W | null = null
-    let usage = TASKS_PER_WORKER
-    let now = 0
-    for (const worker of workers) {
-      const busy = worker.currentUsage
-      if (busy === 0) return worker
-      if (busy >= usage) continue
-      if (now === 0) now = Date.now()
-      if (this.runsLongCall(worker.id, now)) continue
-      candidate = worker
-      usage = busy
-    }
-    return candidate
-  }
-
-  /** Whether the thread holds a lane's task (running or not yet started) or runs a long call. */
-  private runsLongCall(threadId: number, now: number): boolean {
-    for (const running of this.runningTasks) {
-      if (running.worker === threadId && (running.lane !== undefined || runsLong(running.progress, now))) return true
-    }
-    return false
   }
 
   /**
