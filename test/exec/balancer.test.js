@@ -7,7 +7,7 @@ import { CallProgress } from '../../dist/exec/progress.js'
 
 const MAX_USAGE = 2
 const worker = (id, currentUsage) => ({ id, currentUsage })
-const handed = (worker, { lane } = {}) => ({ progress: new CallProgress(), lane, worker })
+const handed = (thread, { lane } = {}) => ({ progress: new CallProgress(), lane, worker: thread })
 
 /** Claims the task on `thread` and starts its first call, as a worker does. */
 function running(task, thread) {
