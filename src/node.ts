@@ -13,7 +13,7 @@ import { createLogger } from './logging/logger.js'
 import type { RunningNode } from './node-services.js'
 import { accessSetup } from './rpc/access.js'
 import { applyHeapGrowthPercent } from './util/heap-growth.js'
-import { setMemoryReducer } from './util/memory-reducer.js'
+import { memoryReducerAtStart, setMemoryReducer } from './util/memory-reducer.js'
 
 export type { RunningNode } from './node-services.js'
 
@@ -34,13 +34,14 @@ export async function startNode(input: KeelConfig): Promise<RunningNode> {
   const logger = createLogger(input.logLevel)
   let fatal: ((message: string) => void) | undefined
   // The producer keeps the code its bursts compiled through idle periods: its heap is set up without V8's
-  // memory reducer, which the threads started after it (the call workers) keep.
+  // memory reducer; the threads started after it (the call workers) get the process's own setting back.
+  const reducerAtStart = memoryReducerAtStart()
   if (!input.idleHeapShrink) setMemoryReducer(false)
   const producer = new ProducerClient((message) => {
     logger.error('producer failed', { message })
     fatal?.(message)
   })
-  if (!input.idleHeapShrink) void producer.online.then(() => setMemoryReducer(true))
+  if (!input.idleHeapShrink) void producer.online.then(() => setMemoryReducer(reducerAtStart))
   let chain: ChainGenesis
   try {
     // imported after the spawn: the genesis code loads @ethereumjs/util and LevelDB

@@ -30,13 +30,19 @@ export class ProducerClient {
   private readonly nonces = new HandOffBatch<string, bigint>((addresses) => this.query<bigint[]>({ q: 'nonces', addresses }))
   private readonly pooledSenders = new PooledSenders()
   readonly ready: Promise<ProducerReady>
-  /** The thread runs JavaScript: its V8 heap is set up (with the V8 flags that held at its spawn). */
+  /**
+   * The thread's V8 heap is set up (with the V8 flags that held at its spawn), or the thread ended
+   * without getting there: either way, flags set from now on no longer reach it.
+   */
   readonly online: Promise<void>
 
   /** Spawns the thread, which loads its code at once; it opens the chain when `start` gives it the genesis. */
   constructor(onFatal: (message: string) => void) {
     this.worker = new Worker(new URL('./producer-thread.js', import.meta.url), { resourceLimits: PRODUCER_HEAP_LIMITS })
-    this.online = new Promise((resolve) => this.worker.once('online', () => resolve()))
+    this.online = new Promise((resolve) => {
+      this.worker.once('online', () => resolve())
+      this.worker.once('exit', () => resolve())
+    })
     let markReady!: (r: ProducerReady) => void
     let failReady!: (err: Error) => void
     this.ready = new Promise((resolve, reject) => {

@@ -12,3 +12,18 @@ import { setFlagsFromString } from 'node:v8'
 export function setMemoryReducer(enabled: boolean): void {
   setFlagsFromString(enabled ? '--memory-reducer' : '--no-memory-reducer')
 }
+
+/**
+ * The setting node's own flags gave the process (`node --no-memory-reducer bin/keel.js`; V8 takes the
+ * last of them and reads `_` as `-`): what Keel restores after turning the reducer off for one thread,
+ * since V8 has no way to read a flag back. NODE_OPTIONS may not carry this flag (node refuses it there).
+ */
+export function memoryReducerAtStart(execArgv: readonly string[] = process.execArgv): boolean {
+  let enabled = true
+  for (const arg of execArgv) {
+    const flag = arg.replaceAll('_', '-')
+    if (flag === '--memory-reducer') enabled = true
+    else if (flag === '--no-memory-reducer' || flag === '--nomemory-reducer') enabled = false
+  }
+  return enabled
+}
