@@ -5,7 +5,7 @@
 import { Block, paramsBlock } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { Hardfork } from '@ethereumjs/common'
-import { paramsTx } from '@ethereumjs/tx'
+import { getCalldataFloorGas, paramsTx } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Account, Address, bytesToHex, hexToBytes } from '@ethereumjs/util'
 import type { PrefixedHexString } from '@ethereumjs/util'
@@ -22,7 +22,9 @@ import { StateReader } from './state-reader.js'
 import { callHeader } from './exec-block.js'
 import type { StateDiff } from '../chain/state-diff.js'
 import { blockHashSource } from '../evm/block-hashes.js'
-import { GasWatch } from './gas-watch.js'
+import { GasWatch, SSTORE_SENTRY } from './gas-watch.js'
+import { ColdAccesses } from './cold-accesses.js'
+import type { WarmingJournal } from './cold-accesses.js'
 import { haltMessage } from './halt-message.js'
 import { cleanRunTxError, feeCheck, gasLimitCheck, insufficientFunds, PrecheckError } from './precheck.js'
 import type { HaltError } from './halt-message.js'
@@ -382,10 +384,10 @@ export class ExecEngine {
     return this.runDirect(s, block, args, account, gasLimit, gas)
   }
 
-  /** Intrinsic gas and the least gas limit, from a transaction object (forks messageGas does not model). */
+  /** Intrinsic gas, the least gas limit and the floor, from a transaction object (forks messageGas does not model). */
   private txGas(s: Session, args: ExecCallArgs, gasLimit: bigint, nonce: bigint): MessageGas {
     const tx = this.buildTx(s.vm.common, args, gasLimit, nonce)
-    return { intrinsic: tx.getIntrinsicGas(), minimum: tx.getMinimumGasLimit() }
+    return { intrinsic: tx.getIntrinsicGas(), minimum: tx.getMinimumGasLimit(), floor: getCalldataFloorGas(tx, addressOf(args.from ?? DEFAULT_SENDER)) }
   }
 
   /** Runs a plain message in the EVM with runTx's preparation and gas accounting (see isPlainMessage). */
@@ -423,11 +425,12 @@ export class ExecEngine {
       skipNonceIncrement: !sender.isContract(),
     })
     s.sm.originalStorageCache.clear()
-    // runTx's accounting: refunds capped at a fifth of the gas used, then the EIP-7623 floor
+    // runTx's accounting: refunds capped at a fifth of the gas used, then the EIP-7623 floor (refunds may
+    // take the gas spent below the intrinsic gas, not below the floor)
     const used = gas.intrinsic + execResult.executionGasUsed
     const refund = execResult.gasRefund ?? 0n
     let spent = used - (refund < used / 5n ? refund : used / 5n)
-    if (spent < gas.minimum) spent = gas.minimum
+    if (spent < gas.floor) spent = gas.floor
     const needed = used > gas.minimum ? used : gas.minimum
     return outcomeOf({ execResult, totalGasSpent: spent, gasRefund: refund } as RunTxResult, needed)
   }
@@ -584,23 +587,34 @@ export class ExecEngine {
       // geth iterates until the list stops changing (adding entries changes gas and can change paths) and
       // answers the gas of the run that listed what it ran with
       const plain = isPlainMessage(task.args)
+      let gasUsed: bigint | undefined
       const stopReporting = reportCoinbaseTouches(s.vm.evm.journal as unknown as ReportingJournal, block.header.coinbase.bytes)
       try {
         for (let i = 0; i < 4 && outcome === undefined; i++) {
-          const run = plain ? await this.listingRun(s, block, task, gas, list) : await this.runOnce(s, block, task, gas, list, true)
+          // a first plain run without a list is watched: the run with what it finds may be derivable from it
+          const watched = i === 0 && plain && list.length === 0 ? new WatchedListing(s) : undefined
+          let run: Outcome
+          if (!plain) run = await this.runOnce(s, block, task, gas, list, true)
+          else if (watched === undefined) run = await this.listingRun(s, block, task, gas, list)
+          else run = await watched.during(() => this.listingRun(s, block, task, gas, list))
           const reported = (run.result.accessList ?? [])
             .map((item) => ({ address: item.address.toLowerCase(), storageKeys: item.storageKeys.map((k) => k.toLowerCase()) }))
             // geth's tracer leaves out the sender, the recipient and precompiles as bare addresses only:
             // the slots a call reads or writes are listed whoever holds them, the recipient's too
             .filter((item) => item.storageKeys.length > 0 || (item.address !== from && item.address !== to && !isPrecompile(item.address)))
-          if (sameList(reported, list)) outcome = run
-          else list = reported
+          if (sameList(reported, list)) {
+            outcome = run
+            break
+          }
+          list = reported
+          gasUsed = watched?.gasWithList(run, task.args.data ?? EMPTY, list, gas)
+          if (gasUsed !== undefined) outcome = run
         }
       } finally {
         stopReporting()
       }
       outcome ??= await this.runOnce(s, block, task, gas, list)
-      const result: ExecResult = { ok: true, kind: 'createAccessList', accessList: list, gasUsed: outcome.result.totalGasSpent }
+      const result: ExecResult = { ok: true, kind: 'createAccessList', accessList: list, gasUsed: gasUsed ?? outcome.result.totalGasSpent }
       if (outcome.kind === 'revert') result.error = 'execution reverted'
       else if (outcome.kind === 'evmError') result.error = outcome.message
       return result
@@ -616,6 +630,50 @@ interface ListingJournal {
 
 /** runTx's options with the patched (patches/) EIP-3607 switch: geth's eth_call lets a contract be the sender. */
 type CallRunTxOpts = Parameters<typeof runTx>[1] & { keelSkipSenderCodeCheck: boolean }
+
+/**
+ * A listing run watched for what its gas depended on and what it touched cold (cold-accesses.ts): when
+ * nothing depended on the gas, the run with the list it found takes the same path, so its gas is this
+ * run's less what the list makes warm, plus the list's intrinsic gas, with runDirect's accounting.
+ */
+class WatchedListing {
+  private readonly watch = new GasWatch()
+  private readonly cold: ColdAccesses
+
+  constructor(private readonly s: Session) {
+    this.cold = new ColdAccesses(s.vm.common)
+  }
+
+  async during(run: () => Promise<Outcome>): Promise<Outcome> {
+    const evm = this.s.vm.evm as typeof this.s.vm.evm & WatchedEvm
+    const stop = this.cold.watch(evm.journal as unknown as WarmingJournal, this.watch)
+    evm.keelGasWatch = this.watch
+    try {
+      return await run()
+    } finally {
+      evm.keelGasWatch = undefined
+      stop()
+    }
+  }
+
+  /** The gas a run with `list` would answer, or undefined when only running it can tell. */
+  gasWithList(run: Outcome, data: Uint8Array, list: ExecAccessListItem[], gasLimit: bigint): bigint | undefined {
+    if (run.kind !== 'success' && run.kind !== 'revert') return undefined
+    if (this.watch.steps === 0 || this.watch.gasDependent || this.cold.unknown) return undefined
+    const before = messageGas(this.s.vm.common, data, [])
+    const listed = messageGas(this.s.vm.common, data, list)
+    if (before === undefined || listed === undefined) return undefined
+    const { execResult } = run.result
+    // the listed run starts with less gas (the list's intrinsic gas) and gains it back as it goes; with at
+    // least that, and SSTORE's 2300 sentry, left at the end of this run, no step of it can fall short
+    const left = gasLimit - before.intrinsic - execResult.executionGasUsed
+    if (left <= listed.intrinsic - before.intrinsic + SSTORE_SENTRY) return undefined
+    const used = listed.intrinsic + execResult.executionGasUsed - this.cold.saving
+    const refund = execResult.gasRefund ?? 0n
+    const spent = used - (refund < used / 5n ? refund : used / 5n)
+    return spent < listed.floor ? listed.floor : spent
+  }
+}
 
 /** A message (not a creation) that pays no fee and carries no authorizations: see plainCall. */
 function isPlainMessage(a: ExecCallArgs): boolean {

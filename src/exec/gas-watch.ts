@@ -13,16 +13,19 @@ const GAS_DEPENDENT = new Uint8Array(256)
 for (const op of [0x5a, 0xf0, 0xf1, 0xf2, 0xf4, 0xf5, 0xfa, 0xf8, 0xf9, 0xfb, 0xec]) GAS_DEPENDENT[op] = 1
 
 /** The stipend SSTORE refuses to eat into (EIP-2200). */
-const SSTORE_SENTRY = 2300n
+export const SSTORE_SENTRY = 2300n
 
 export class GasWatch {
   steps = 0
   gasDependent = false
   /** the least gas left before any SSTORE, over the whole execution */
   leastBeforeSstore: bigint | undefined
+  /** the opcode running now (-1 before the first step) */
+  op = -1
 
   step(op: number, gasLeft: bigint): void {
     this.steps++
+    this.op = op
     if (op === SSTORE) {
       if (this.leastBeforeSstore === undefined || gasLeft < this.leastBeforeSstore) this.leastBeforeSstore = gasLeft
     } else if (GAS_DEPENDENT[op] === 1) {

@@ -14,6 +14,8 @@ export interface MessageGas {
   intrinsic: bigint
   /** the least gas limit a transaction carrying this message may have: max(intrinsic, calldata floor) */
   minimum: bigint
+  /** the least gas it is charged after refunds: the EIP-7623 calldata floor (0 before Prague) */
+  floor: bigint
 }
 
 /** undefined when the active fork prices messages in a way this does not model. */
@@ -29,11 +31,10 @@ export function messageGas(common: Common, data: Uint8Array, accessList: ExecAcc
     for (const item of accessList) keys += item.storageKeys.length
     intrinsic += BigInt(accessList.length) * common.param('accessListAddressGas') + BigInt(keys) * common.param('accessListStorageKeyGas')
   }
-  let minimum = intrinsic
+  let floor = 0n
   if (common.isActivatedEIP(7623)) {
     const tokens = BigInt(zeros + nonZeros * 4)
-    const floor = base + tokens * common.param('totalCostFloorPerToken')
-    if (floor > minimum) minimum = floor
+    floor = base + tokens * common.param('totalCostFloorPerToken')
   }
-  return { intrinsic, minimum }
+  return { intrinsic, minimum: floor > intrinsic ? floor : intrinsic, floor }
 }

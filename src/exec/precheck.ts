@@ -45,7 +45,7 @@ export function insufficientFunds(from: string, have: bigint, want: bigint): Pre
 }
 
 /** The two floors under a message's gas limit: the intrinsic gas, then the EIP-7623 calldata floor. */
-export function gasLimitCheck(gasLimit: bigint, gas: MessageGas): PrecheckError | undefined {
+export function gasLimitCheck(gasLimit: bigint, gas: Pick<MessageGas, 'intrinsic' | 'minimum'>): PrecheckError | undefined {
   if (gasLimit < gas.intrinsic) return new PrecheckError(`intrinsic gas too low: have ${gasLimit}, want ${gas.intrinsic}`, 'intrinsicGas')
   if (gasLimit < gas.minimum) return new PrecheckError(`insufficient gas for floor data gas cost: have ${gasLimit}, want ${gas.minimum}`, 'floorDataGas')
   return undefined

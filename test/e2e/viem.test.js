@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test'
 import {
   BaseError,
   ContractFunctionRevertedError,
+  encodeFunctionData,
   getAbiItem,
   numberToHex,
   parseEther,
@@ -233,4 +234,28 @@ test('EIP-2935: the history storage contract answers the hashes of past blocks',
     assert.equal(data, (await publicClient.getBlock({ blockNumber: n })).hash, `hash of block ${n}`)
   }
   await assert.rejects(publicClient.call({ to: history, data: numberToHex(head.number, { size: 32 }), blockNumber: head.number }), /revert/i)
+})
+
+// eth_createAccessList answers the gas of a run with the list it found; a transaction that carries the list
+// uses exactly that: an ERC20 transfer to a new holder, then one that empties its sender's balance (a
+// cleared slot: a refund) and pays a holder that already has tokens.
+test('createAccessList: a transaction carrying the list uses the gas it answered', async () => {
+  const token = await deploy(Token)
+  const holder = privateKeyToAccount(DEV_KEYS[3])
+  const third = privateKeyToAccount(generatePrivateKey()).address
+  const transfer = (to, amount) => encodeFunctionData({ abi: Token.abi, functionName: 'transfer', args: [to, amount] })
+  const cases = [
+    { sender: account, data: transfer(holder.address, 500n) },
+    { sender: holder, data: transfer(third, 500n) },
+  ]
+  for (const [i, { sender, data }] of cases.entries()) {
+    const { accessList, gasUsed } = await publicClient.createAccessList({ account: sender, to: token, data })
+    assert.equal(accessList.length, 1, JSON.stringify(accessList))
+    assert.equal(accessList[0].address.toLowerCase(), token.toLowerCase())
+    assert.equal(accessList[0].storageKeys.length, 2, 'the two balances')
+    const hash = await walletClient.sendTransaction({ account: sender, to: token, data, accessList, gas: gasUsed + 30_000n })
+    const receipt = await publicClient.waitForTransactionReceipt({ hash })
+    assert.equal(receipt.status, 'success')
+    assert.equal(receipt.gasUsed, gasUsed, `case ${i}`)
+  }
 })
