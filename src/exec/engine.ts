@@ -591,12 +591,11 @@ export class ExecEngine {
       const stopReporting = reportCoinbaseTouches(s.vm.evm.journal as unknown as ReportingJournal, block.header.coinbase.bytes)
       try {
         for (let i = 0; i < 4 && outcome === undefined; i++) {
-          // a first plain run without a list is watched: the run with what it finds may be derivable from it
-          const watched = i === 0 && plain && list.length === 0 ? new WatchedListing(s) : undefined
-          let run: Outcome
-          if (!plain) run = await this.runOnce(s, block, task, gas, list, true)
-          else if (watched === undefined) run = await this.listingRun(s, block, task, gas, list)
-          else run = await watched.during(() => this.listingRun(s, block, task, gas, list))
+          // a first run without a list, of a message (no creation, no authorizations), is watched: the run
+          // with what it finds may be derivable from it
+          const watched = i === 0 && list.length === 0 && isMessage(task.args) ? new WatchedListing(s) : undefined
+          const listing = plain ? () => this.listingRun(s, block, task, gas, list) : () => this.runOnce(s, block, task, gas, list, true)
+          const run = watched === undefined ? await listing() : await watched.during(listing)
           const reported = (run.result.accessList ?? [])
             .map((item) => ({ address: item.address.toLowerCase(), storageKeys: item.storageKeys.map((k) => k.toLowerCase()) }))
             // geth's tracer leaves out the sender, the recipient and precompiles as bare addresses only:
@@ -634,7 +633,7 @@ type CallRunTxOpts = Parameters<typeof runTx>[1] & { keelSkipSenderCodeCheck: bo
 /**
  * A listing run watched for what its gas depended on and what it touched cold (cold-accesses.ts): when
  * nothing depended on the gas, the run with the list it found takes the same path, so its gas is this
- * run's less what the list makes warm, plus the list's intrinsic gas, with runDirect's accounting.
+ * run's less what the list makes warm, plus the list's intrinsic gas, with runTx's accounting.
  */
 class WatchedListing {
   private readonly watch = new GasWatch()
@@ -675,12 +674,14 @@ class WatchedListing {
   }
 }
 
-/** A message (not a creation) that pays no fee and carries no authorizations: see plainCall. */
+/** A call to an address (not a creation) that carries no authorizations. */
+function isMessage(a: ExecCallArgs): boolean {
+  return a.to !== undefined && a.to !== null && a.authorizationList === undefined
+}
+
+/** A message that pays no fee: see plainCall. */
 function isPlainMessage(a: ExecCallArgs): boolean {
-  return (
-    a.to !== undefined && a.to !== null && a.authorizationList === undefined &&
-    (a.gasPrice ?? 0n) === 0n && (a.maxFeePerGas ?? 0n) === 0n && (a.maxPriorityFeePerGas ?? 0n) === 0n
-  )
+  return isMessage(a) && (a.gasPrice ?? 0n) === 0n && (a.maxFeePerGas ?? 0n) === 0n && (a.maxPriorityFeePerGas ?? 0n) === 0n
 }
 
 function outcomeOf(result: RunTxResult, needed: bigint): Outcome {
