@@ -18,12 +18,8 @@ const slot = (n) => '0x' + n.toString(16).padStart(64, '0')
 const push20 = (a) => '73' + a.slice(2)
 const show = (v) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x))
 
-let chain
-let engine
-let token
-let reverter
-let storage
-let alice
+// set once the chain is up (before)
+let chain, engine, token, reverter, storage, alice
 const tokenAbi = new Interface(compile().Token.abi)
 const reverterAbi = new Interface(compile().Reverter.abi)
 const storageAbi = new Interface(compile().Storage.abi)
