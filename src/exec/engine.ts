@@ -425,12 +425,9 @@ export class ExecEngine {
       skipNonceIncrement: !sender.isContract(),
     })
     s.sm.originalStorageCache.clear()
-    // runTx's accounting: refunds capped at a fifth of the gas used, then the EIP-7623 floor (refunds may
-    // take the gas spent below the intrinsic gas, not below the floor)
     const used = gas.intrinsic + execResult.executionGasUsed
     const refund = execResult.gasRefund ?? 0n
-    let spent = used - (refund < used / 5n ? refund : used / 5n)
-    if (spent < gas.floor) spent = gas.floor
+    const spent = gasSpent(used, refund, gas.floor)
     const needed = used > gas.minimum ? used : gas.minimum
     return outcomeOf({ execResult, totalGasSpent: spent, gasRefund: refund } as RunTxResult, needed)
   }
@@ -667,11 +664,17 @@ class WatchedListing {
     // least that, and SSTORE's 2300 sentry, left at the end of this run, no step of it can fall short
     const left = gasLimit - before.intrinsic - execResult.executionGasUsed
     if (left <= listed.intrinsic - before.intrinsic + SSTORE_SENTRY) return undefined
-    const used = listed.intrinsic + execResult.executionGasUsed - this.cold.saving
-    const refund = execResult.gasRefund ?? 0n
-    const spent = used - (refund < used / 5n ? refund : used / 5n)
-    return spent < listed.floor ? listed.floor : spent
+    return gasSpent(listed.intrinsic + execResult.executionGasUsed - this.cold.saving, execResult.gasRefund ?? 0n, listed.floor)
   }
+}
+
+/**
+ * runTx's accounting of the gas a transaction pays: refunds capped at a fifth of the gas used, then the
+ * EIP-7623 floor (refunds may take it below the intrinsic gas, not below the floor).
+ */
+function gasSpent(used: bigint, refund: bigint, floor: bigint): bigint {
+  const spent = used - (refund < used / 5n ? refund : used / 5n)
+  return spent < floor ? floor : spent
 }
 
 /** A call to an address (not a creation) that carries no authorizations. */
