@@ -2,9 +2,6 @@
 // handle; the trie adapter refuses writes) and runs tasks with an ExecEngine.
 
 import { join } from 'node:path'
-import { createBlockHeaderFromRLP } from '@ethereumjs/block'
-import type { Common } from '@ethereumjs/common'
-import { hexToBytes } from '@ethereumjs/util'
 import { paramsVM } from '@ethereumjs/vm'
 import { BroadcastChannel, threadId } from 'node:worker_threads'
 import { workerData } from 'piscina'
@@ -13,16 +10,15 @@ import { createChainCommon } from '../evm/common.js'
 import { loadFastCrypto } from '../evm/crypto.js'
 import { installEvmSpeedups } from '../evm/speedups.js'
 import { openChainLevel } from '../chain/store/level.js'
-import type { ChainLevel } from '../chain/store/level.js'
-import { decodeHead, Keys } from '../chain/store/schema.js'
 import { ExecEngine } from './engine.js'
-import { execBlockOf } from './exec-block.js'
 import type { ExecBatch, ExecBatchResult, ExecPoolInit } from './pool.js'
 import { CallProgress } from './progress.js'
 import { toWire } from './result-wire.js'
 import type { WireResult } from './result-wire.js'
+import type { ExecBlock } from './types.js'
+import { headExecBlock, warmUpOnce, warmUpWhileIdle } from './warm-up.js'
 
-async function createEngine(): Promise<ExecEngine> {
+async function createEngine(): Promise<{ engine: ExecEngine; head: ExecBlock | undefined }> {
   const init = workerData as ExecPoolInit
   const crypto = await loadFastCrypto()
   await installEvmSpeedups()
@@ -30,30 +26,14 @@ async function createEngine(): Promise<ExecEngine> {
   const level = await openChainLevel(join(init.dataDir, 'chain'), { createIfMissing: false, cacheSize: 8 << 20 })
   // a pool worker runs one call at a time and nothing else: it may block on LevelDB reads
   const engine = new ExecEngine(common, level, init.limits, { syncReads: true })
-  await warmUp(engine, common, level)
-  return engine
-}
-
-/**
- * One small call at the head before the worker reports ready: a fresh worker's first call would
- * otherwise pay for JIT warm-up (~0.3 s), and a replaced worker must not time out its first call.
- */
-async function warmUp(engine: ExecEngine, common: Common, level: ChainLevel): Promise<void> {
-  const head = await level.get(Keys.meta('head'))
-  if (head === undefined) return
-  const headerRlp = await level.get(Keys.header(decodeHead(head).number))
-  if (headerRlp === undefined) return
-  const h = createBlockHeaderFromRLP(headerRlp, { common, setHardfork: true })
-  const block = execBlockOf(h)
-  const looper = '0x000000000000000000000000000000000000beef'
-  // a loop (SSTORE, SLOAD, KECCAK, JUMP) that runs out of gas: touches the interpreter, state and journal paths
-  const code = hexToBytes('0x5b600160005401600055602060002050600056')
-  await engine.run({ kind: 'call', block, args: { to: looper, gas: 300_000n }, stateOverrides: { [looper]: { code } } })
+  const head = await headExecBlock(common, level)
+  if (head !== undefined) await warmUpOnce(engine, head)
+  return { engine, head }
 }
 
 // Top-level await: piscina reports a worker ready only once its module has loaded, so opening the
 // database and loading the crypto never counts against the first call's time limit.
-const engine = await createEngine()
+const { engine, head } = await createEngine()
 
 const diffs = new BroadcastChannel((workerData as ExecPoolInit).stateDiffChannel ?? 'keel-state-diff')
 diffs.onmessage = (event) => engine.applyStateDiff((event as { data: StateDiff }).data)
@@ -65,13 +45,22 @@ diffs.unref()
  * watchdog can time each call from its own start and knows which one ran away.
  */
 export default function run(batch: ExecBatch): Promise<ExecBatchResult> {
+  batchesOpen++
   // the pool hands a worker its next task while one runs (two per worker): they run one after the other
-  const next = previous.then(() => runBatch(batch))
+  const next = previous.then(() => runBatch(batch)).finally(() => batchesOpen--)
   previous = next.catch(() => undefined)
   return next
 }
 
 let previous: Promise<unknown> = Promise.resolve()
+/** batches handed to this worker and not finished: the idle warm-up waits while there are any */
+let batchesOpen = 0
+
+/** Resolves once no batch is open: the idle warm-up's calls never run beside a client's. */
+async function noBatchOpen(): Promise<void> {
+  while (batchesOpen > 0) await previous
+}
+if (head !== undefined) void warmUpWhileIdle(engine, head, noBatchOpen)
 
 async function runBatch(batch: ExecBatch): Promise<ExecBatchResult> {
   const progress = new CallProgress(batch.progress)
