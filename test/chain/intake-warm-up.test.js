@@ -4,6 +4,7 @@ import { loadFastCrypto } from '../../dist/evm/crypto.js'
 import { createChainCommon } from '../../dist/evm/common.js'
 import { latestForkConfig } from '../../dist/evm/geth-genesis.js'
 import { startIntakeWarmUp } from '../../dist/chain/intake-warm-up.js'
+import { countTurns } from '../helpers/turns.js'
 
 let fc
 
@@ -30,15 +31,9 @@ test('the warm-up decodes the transfers it was asked for, in slices that leave t
   const { ctx, counter } = countingContext()
   const warmUp = startIntakeWarmUp(ctx, fc.secp256k1.ecdsaSign, 300)
   assert.equal(counter.recoveries, 0, 'nothing is decoded before the next turn of the event loop')
-  let turns = 0
-  let counting = true
-  const tick = () => {
-    turns++
-    if (counting) setImmediate(tick)
-  }
-  setImmediate(tick)
+  const turnCount = countTurns()
   await warmUp.done
-  counting = false
+  const turns = turnCount.stop()
   // every decode recovers its sender once: the transfers are valid for the chain (none refused early)
   assert.equal(counter.recoveries, 300)
   assert.ok(turns >= 300 / 20 - 1, `other callbacks ran ${turns} times while 300 transfers were decoded (in slices of 20)`)

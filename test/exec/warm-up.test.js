@@ -10,6 +10,7 @@ import { ExecEngine } from '../../dist/exec/engine.js'
 import { balanceOfWarmUpCall, warmUpWhileIdle } from '../../dist/exec/warm-up.js'
 import { HISTORY_STORAGE } from '../../dist/chain/system-contracts.js'
 import { compile } from '../helpers/contracts.js'
+import { countTurns } from '../helpers/turns.js'
 import { deploy, openTempChain } from '../../bench/lib/temp-chain.js'
 
 const NOBODY = '0x00000000000000000000000000000000000b0b00'
@@ -81,17 +82,11 @@ test('the idle loop runs a call only once idle() resolves, each on a later turn 
   const warming = warmUpWhileIdle(counted, block, () => gate, 30)
   for (let i = 0; i < 20; i++) await new Promise(setImmediate)
   assert.equal(runs, 0, 'nothing runs while a client batch is open')
-  let turns = 0
-  let counting = true
-  const tick = () => {
-    turns++
-    if (counting) setImmediate(tick)
-  }
-  setImmediate(tick)
+  const turnCount = countTurns()
   open()
   gate = Promise.resolve()
   assert.equal(await warming, 30)
-  counting = false
+  const turns = turnCount.stop()
   assert.equal(runs, 30)
   assert.ok(turns >= 29, `other callbacks ran ${turns} times while 30 warm-up calls ran (one a turn)`)
 })
