@@ -26,7 +26,7 @@ async function child(warmUpCalls) {
     // what a worker does before it reports ready, then (or not) what it does while idle
     await warmUpOnce(engine, block)
     let t = performance.now()
-    await warmUpWhileIdle(engine, block, async () => {}, warmUpCalls)
+    await warmUpWhileIdle(engine, block, async () => true, warmUpCalls)
     const warmUpMs = performance.now() - t
     const split = []
     t = performance.now()

@@ -64,14 +64,15 @@ export function balanceOfWarmUpCall(block: ExecBlock, holder: string, token = TO
 }
 
 /**
- * After the worker reports ready: `calls` warm-up balanceOf calls, each on a later turn of the event loop
- * and only once `idle()` resolves (no client's calls open), so a client's call waits behind at most one
- * (tens of µs once warm). Resolves with the number run.
+ * After the worker reports ready: up to `calls` warm-up balanceOf calls, each on a later turn of the event
+ * loop and only once `idle()` resolves (no client's calls open), so a client's call waits behind at most
+ * one (tens of µs once warm). `idle()` resolving false ends the warm-up: clients' calls have warmed the
+ * worker (and `block` may be long gone from a pruned state). Resolves with the number run.
  */
-export async function warmUpWhileIdle(engine: Pick<ExecEngine, 'run'>, block: ExecBlock, idle: () => Promise<void>, calls = IDLE_WARM_UP_CALLS): Promise<number> {
+export async function warmUpWhileIdle(engine: Pick<ExecEngine, 'run'>, block: ExecBlock, idle: () => Promise<boolean>, calls = IDLE_WARM_UP_CALLS): Promise<number> {
   for (let i = 0; i < calls; i++) {
     await new Promise(setImmediate)
-    await idle()
+    if (!(await idle())) return i
     toWire(await engine.run(balanceOfWarmUpCall(block, `0x${(0xbee00000 + i).toString(16).padStart(40, '0')}`)))
   }
   return calls

@@ -16,7 +16,7 @@ import { CallProgress } from './progress.js'
 import { toWire } from './result-wire.js'
 import type { WireResult } from './result-wire.js'
 import type { ExecBlock } from './types.js'
-import { headExecBlock, warmUpOnce, warmUpWhileIdle } from './warm-up.js'
+import { headExecBlock, IDLE_WARM_UP_CALLS, warmUpOnce, warmUpWhileIdle } from './warm-up.js'
 
 async function createEngine(): Promise<{ engine: ExecEngine; head: ExecBlock | undefined }> {
   const init = workerData as ExecPoolInit
@@ -56,9 +56,13 @@ let previous: Promise<unknown> = Promise.resolve()
 /** batches handed to this worker and not finished: the idle warm-up waits while there are any */
 let batchesOpen = 0
 
-/** Resolves once no batch is open: the idle warm-up's calls never run beside a client's. */
-async function noBatchOpen(): Promise<void> {
+/** clients' calls this worker ran: as many as the warm-up's make it needless */
+let clientCalls = 0
+
+/** Resolves once no batch is open (the idle warm-up's calls never run beside a client's); false once clients' calls warmed the worker. */
+async function noBatchOpen(): Promise<boolean> {
   while (batchesOpen > 0) await previous
+  return clientCalls < IDLE_WARM_UP_CALLS
 }
 if (head !== undefined) void warmUpWhileIdle(engine, head, noBatchOpen)
 
@@ -72,6 +76,7 @@ async function runBatch(batch: ExecBatch): Promise<ExecBatchResult> {
     // the pool may take back the calls not started yet (a call before them ran long): the results stop there
     for (let i = 0; i < batch.tasks.length && progress.start(i); i++) {
       results.push(toWire(await engine.run(batch.tasks[i])))
+      clientCalls++
     }
   } finally {
     progress.finish()

@@ -65,7 +65,7 @@ test('at the EIP-2935 contract (the default target), warm-up calls answer zero a
   const block = chain.headExecBlock()
   assert.ok(block.number >= 1n, 'the chain has blocks, so the history contract holds block hashes')
   const before = engine.writesAttempted
-  const ran = await warmUpWhileIdle(engine, block, async () => {}, 50)
+  const ran = await warmUpWhileIdle(engine, block, async () => true, 50)
   assert.equal(ran, 50)
   assert.equal(BigInt(await returnOf(balanceOfWarmUpCall(block, NOBODY))), 0n)
   assert.equal(balanceOfWarmUpCall(block, NOBODY).args.to, HISTORY_STORAGE.address)
@@ -83,12 +83,20 @@ test('the idle loop runs a call only once idle() resolves, each on a later turn 
   for (let i = 0; i < 20; i++) await new Promise(setImmediate)
   assert.equal(runs, 0, 'nothing runs while a client batch is open')
   const turnCount = countTurns()
-  open()
-  gate = Promise.resolve()
+  open(true)
+  gate = Promise.resolve(true)
   assert.equal(await warming, 30)
   const turns = turnCount.stop()
   assert.equal(runs, 30)
   assert.ok(turns >= 29, `other callbacks ran ${turns} times while 30 warm-up calls ran (one a turn)`)
+})
+
+test('idle() resolving false (clients warmed the worker) ends the warm-up there', async () => {
+  const block = chain.headExecBlock()
+  let asked = 0
+  const ran = await warmUpWhileIdle(engine, block, async () => ++asked <= 7, 30)
+  assert.equal(ran, 7)
+  assert.equal(asked, 8)
 })
 
 test("a node's call workers warm up without a trace: the pool counts only clients' calls, which are answered", async (t) => {
