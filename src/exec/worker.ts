@@ -60,11 +60,11 @@ let batchesOpen = 0
 let clientCalls = 0
 
 /** Resolves once no batch is open (the idle warm-up's calls never run beside a client's); false once clients' calls warmed the worker. */
-async function noBatchOpen(): Promise<boolean> {
+async function idleAndStillCold(): Promise<boolean> {
   while (batchesOpen > 0) await previous
   return clientCalls < IDLE_WARM_UP_CALLS
 }
-if (head !== undefined) void warmUpWhileIdle(engine, head, noBatchOpen)
+if (head !== undefined) void warmUpWhileIdle(engine, head, idleAndStillCold)
 
 async function runBatch(batch: ExecBatch): Promise<ExecBatchResult> {
   const progress = new CallProgress(batch.progress)
