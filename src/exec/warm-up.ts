@@ -73,6 +73,7 @@ export async function warmUpWhileIdle(engine: Pick<ExecEngine, 'run'>, block: Ex
   for (let i = 0; i < calls; i++) {
     await new Promise(setImmediate)
     if (!(await idle())) return i
+    // encoded as runBatch encodes a client's result, and dropped: that path warms up too
     toWire(await engine.run(balanceOfWarmUpCall(block, `0x${(0xbee00000 + i).toString(16).padStart(40, '0')}`)))
   }
   return calls
