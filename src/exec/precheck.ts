@@ -5,7 +5,7 @@
 
 import { toChecksumAddress } from '@ethereumjs/util'
 import { ErrorCode, RpcError } from '../rpc/errors.js'
-import type { MessageGas } from './intrinsic-gas.js'
+import type { MessageGas } from '../evm/intrinsic-gas.js'
 import { DEFAULT_SENDER } from './types.js'
 import type { ExecCallArgs } from './types.js'
 

@@ -1,11 +1,10 @@
 // The gas a message to an existing address pays before any code runs (EIP-2028 calldata, EIP-2930
 // access list), and the EIP-7623 calldata floor, computed without building a transaction object:
-// eth_call and the eth_estimateGas probes need only these two numbers. Forks that change the formula
-// (EIP-2780 recipient gas, EIP-7976/7981 floors, EIP-8037 state gas) are not covered: the caller then
-// takes the transaction path.
+// eth_call, the eth_estimateGas probes and the intake of a signed call or transfer need only these two
+// numbers. Forks that change the formula (EIP-2780 recipient gas, EIP-7976/7981 floors, EIP-8037 state
+// gas) are not covered: the caller then takes the transaction path.
 
 import type { Common } from '@ethereumjs/common'
-import type { ExecAccessListItem } from './types.js'
 
 const UNCOVERED_EIPS = [2780, 7976, 7981, 8037, 8038]
 
@@ -19,7 +18,7 @@ export interface MessageGas {
 }
 
 /** undefined when the active fork prices messages in a way this does not model. */
-export function messageGas(common: Common, data: Uint8Array, accessList: ExecAccessListItem[] | undefined): MessageGas | undefined {
+export function messageGas(common: Common, data: Uint8Array, accessList: readonly { readonly storageKeys: readonly unknown[] }[] | undefined): MessageGas | undefined {
   for (const eip of UNCOVERED_EIPS) if (common.isActivatedEIP(eip)) return undefined
   let zeros = 0
   for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++
