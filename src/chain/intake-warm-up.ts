@@ -6,7 +6,7 @@
 
 import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx'
 import { bytesToHex } from '@ethereumjs/util'
-import { decodeRawTransaction } from './tx-intake.js'
+import { admitRawTransaction } from './tx-intake.js'
 import type { IntakeContext } from './tx-intake.js'
 import { signNatively } from '../evm/crypto.js'
 import type { FastCrypto } from '../evm/crypto.js'
@@ -39,7 +39,7 @@ export function startIntakeWarmUp(ctx: IntakeContext, sign: Sign, decodes = INTA
     if (stopped) return finish()
     try {
       raws ??= signedTransfers(ctx, sign)
-      for (let i = 0; i < DECODES_PER_TURN && left > 0; i++, left--) decodeRawTransaction(raws[left % raws.length]!, ctx)
+      for (let i = 0; i < DECODES_PER_TURN && left > 0; i++, left--) admitRawTransaction(raws[left % raws.length]!, ctx)
     } catch {
       // a context that refuses these transfers (a fee cap below their fee): nothing to warm
       left = 0

@@ -14,10 +14,13 @@ import {
   createLegacyTxFromBytesArray,
 } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { bytesToBigInt, bytesToHex } from '@ethereumjs/util'
+import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex } from '@ethereumjs/util'
 import { invalidParams, RpcError, serverError, TxError } from '../rpc/errors.js'
 import { decodeHexDigits, firstNonHex } from '../rpc/hex.js'
-import { makePooledTx, senderAddressOf } from './pooled-tx.js'
+import { messageGas } from '../evm/intrinsic-gas.js'
+import type { MessageGas } from '../evm/intrinsic-gas.js'
+import type { TxWire } from './messages.js'
+import { fromWire, senderAddressOf } from './pooled-tx.js'
 import type { PooledTx } from './pooled-tx.js'
 
 export interface IntakeContext {
@@ -39,6 +42,8 @@ export const EIP7825_TX_GAS_CAP = 1n << 24n
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
 const SECP256K1_HALF_N = SECP256K1_N >> 1n
 const MAX_UINT64 = (1n << 64n) - 1n
+const MAX_UINT256 = (1n << 256n) - 1n
+const EMPTY = new Uint8Array(0)
 const WEI_PER_CENT_ETHER = 10n ** 16n
 
 // Wordings that geth uses but src/rpc/errors.ts does not carry.
@@ -73,16 +78,19 @@ export interface TxFields {
   v: bigint
   r: bigint
   s: bigint
+  /** entries of the access list (0 for legacy) */
+  accessListLength: number
   authorizationCount: number
   /** The decoded RLP list, handed to the @ethereumjs constructor. */
   values: NestedUint8Array
 }
 
 /**
- * Decodes and statelessly validates a raw transaction; recovers its sender once.
+ * Decodes and statelessly validates a raw transaction; recovers its sender once. Answers what the
+ * producer thread takes (messages.ts TxWire): the bytes as received, their hash, the sender and its key.
  * @throws RpcError with geth's code and wording.
  */
-export function decodeRawTransaction(rawHex: string, ctx: IntakeContext): PooledTx {
+export function admitRawTransaction(rawHex: string, ctx: IntakeContext): TxWire {
   const raw = parseHexBytes(rawHex)
   const fields = readTxFields(raw)
 
@@ -110,25 +118,77 @@ export function decodeRawTransaction(rawHex: string, ctx: IntakeContext): Pooled
   // geth checks this last; @ethereumjs refuses to build such a tx at all
   if (fields.type === 4 && fields.authorizationCount === 0) throw emptyAuthorizationList()
 
-  const tx = buildTx(fields, ctx.common)
+  const direct = directGas(fields, ctx.common)
   let senderPubKey: Uint8Array
-  try {
-    senderPubKey = tx.getSenderPublicKey()
-  } catch {
-    throw TxError.invalidSender('recovery failed')
+  let gas: { intrinsic: bigint; minimum: bigint }
+  if (direct !== undefined) {
+    senderPubKey = recoverDirectly(fields, ctx)
+    gas = direct
+  } else {
+    const tx = buildTx(fields, ctx.common)
+    try {
+      senderPubKey = tx.getSenderPublicKey()
+    } catch {
+      throw TxError.invalidSender('recovery failed')
+    }
+    gas = { intrinsic: tx.getIntrinsicGas(), minimum: tx.getMinimumGasLimit() }
   }
-
-  const intrinsic = tx.getIntrinsicGas()
-  if (fields.gasLimit < intrinsic) throw TxError.intrinsicGasTooLow(fields.gasLimit, intrinsic)
-  const minimum = tx.getMinimumGasLimit()
-  if (fields.gasLimit < minimum) throw floorDataGasTooLow(fields.gasLimit, minimum)
+  if (fields.gasLimit < gas.intrinsic) throw TxError.intrinsicGasTooLow(fields.gasLimit, gas.intrinsic)
+  if (fields.gasLimit < gas.minimum) throw floorDataGasTooLow(fields.gasLimit, gas.minimum)
 
   const sender = senderAddressOf(senderPubKey, ctx.common)
   // the hash of the bytes as received: the decode above accepts only canonical RLP, so they are what
   // tx.serialize() would produce, without encoding every field again
-  const hash = ctx.common.customCrypto.keccak256!(raw)
-  tx.cache.hash = hash
-  return makePooledTx(tx, raw, senderPubKey, sender, bytesToHex(hash), Date.now())
+  const hash = bytesToHex(ctx.common.customCrypto.keccak256!(raw))
+  return { raw, hash, sender, senderPubKey, arrivedAt: Date.now() }
+}
+
+/** admitRawTransaction, then the pool's entry with its @ethereumjs transaction object. */
+export function decodeRawTransaction(rawHex: string, ctx: IntakeContext): PooledTx {
+  return fromWire(admitRawTransaction(rawHex, ctx), ctx.common)
+}
+
+/**
+ * The intrinsic gas and least gas limit of a transaction that the checks above leave nothing else to
+ * refuse in, computed from its fields, or undefined when it takes @ethereumjs's transaction object:
+ * EIP-7702 transactions, contract creations, access lists (whose layout the object checks) and fee caps
+ * whose total overflows 256 bits (which it refuses with its own wording). The object, built and dropped
+ * on the main thread for every transfer, cost a third of the intake besides the sender's recovery.
+ */
+function directGas(f: TxFields, common: Common): MessageGas | undefined {
+  if (f.type === 4 || f.to.length === 0 || f.accessListLength !== 0) return undefined
+  if (f.gasLimit * f.maxFeePerGas > MAX_UINT256) return undefined
+  // the fork rules each type's constructor asks for
+  if (f.type === 2 ? !common.isActivatedEIP(1559) : f.type === 1 ? !common.isActivatedEIP(2930) : !common.gteHardfork('spuriousDragon')) {
+    return undefined
+  }
+  return messageGas(common, f.data, undefined)
+}
+
+/**
+ * The sender's 64-byte public key from the signature over the unsigned fields, as @ethereumjs's
+ * getSenderPublicKey recovers it (the fields as decoded are canonical, so they encode back to its bytes).
+ */
+function recoverDirectly(f: TxFields, ctx: IntakeContext): Uint8Array {
+  const values = f.values as Uint8Array[]
+  let message: Uint8Array
+  let chainId: bigint | undefined
+  if (f.type === 0) {
+    // EIP-155: nonce, gasPrice, gas, to, value, data, chainId, 0, 0
+    chainId = f.chainId
+    message = RLP.encode([...values.slice(0, 6), bigIntToUnpaddedBytes(chainId!), EMPTY, EMPTY])
+  } else {
+    const unsigned = RLP.encode(values.slice(0, values.length - 3))
+    message = new Uint8Array(unsigned.length + 1)
+    message[0] = f.type
+    message.set(unsigned, 1)
+  }
+  const keccak = ctx.common.customCrypto.keccak256!
+  try {
+    return ctx.common.customCrypto.ecrecover!(keccak(message), f.v, values[values.length - 2]!, values[values.length - 1]!, chainId)
+  } catch {
+    throw TxError.invalidSender('recovery failed')
+  }
 }
 
 /** Parses 0x-hex like geth's hexutil.Bytes; failures are parameter errors (-32602) as in geth. */
@@ -205,7 +265,7 @@ export function readTxFields(raw: Uint8Array): TxFields {
   if (type === 4 && to.length === 0) throw invalidTransaction('rlp: input string too short for common.Address, decoding into (types.SetCodeTx).To')
   num('value', 32)
   const data = bytes('data')
-  if (type !== 0) list('accessList')
+  const accessListLength = type !== 0 ? list('accessList') : 0
   const authorizationCount = type === 4 ? list('authorizationList') : 0
   const v = num(type === 0 ? 'v' : 'yParity', 32)
   const r = num('r', 32)
@@ -229,6 +289,7 @@ export function readTxFields(raw: Uint8Array): TxFields {
     v,
     r,
     s,
+    accessListLength,
     authorizationCount,
     values,
   }

@@ -3,7 +3,7 @@
 // (EIP-7966, as geth's) then waits for the receipt; automining (--block-time 0), eth_sendRawTransaction
 // answers once the transaction's block is sealed.
 
-import { decodeRawTransaction } from '../../chain/tx-intake.js'
+import { admitRawTransaction } from '../../chain/tx-intake.js'
 import { goDuration } from '../../util/go-duration.js'
 import type { MethodHandler } from '../context.js'
 import { invalidParams, RpcError } from '../errors.js'
@@ -37,14 +37,7 @@ export function sendMethods(deps: MethodDeps): Record<string, MethodHandler> {
 
   const submit = async (raw: unknown): Promise<{ hash: string; nextBlock: boolean }> => {
     if (typeof raw !== 'string') p.data(raw, 0)
-    const ptx = decodeRawTransaction(raw as string, deps.intake)
-    return deps.producer.submit({
-      raw: ptx.raw,
-      hash: ptx.hash,
-      sender: ptx.sender,
-      senderPubKey: ptx.senderPubKey,
-      arrivedAt: ptx.arrivedAt,
-    })
+    return deps.producer.submit(admitRawTransaction(raw as string, deps.intake))
   }
 
   return {
