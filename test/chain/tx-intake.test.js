@@ -13,7 +13,7 @@ import {
 import { loadFastCrypto } from '../../dist/evm/crypto.js'
 import { createChainCommon } from '../../dist/evm/common.js'
 import { latestForkConfig } from '../../dist/evm/geth-genesis.js'
-import { decodeRawTransaction, formatEther2 } from '../../dist/chain/tx-intake.js'
+import { admitRawTransaction, decodeRawTransaction, formatEther2 } from '../../dist/chain/tx-intake.js'
 import { fromWire, toWire } from '../../dist/chain/pooled-tx.js'
 
 const CHAIN_ID = 24589n
@@ -318,4 +318,58 @@ test('oversized data and oversized init code', () => {
 
 test('set-code tx without authorizations', () => {
   rejects(signTyped(4, [...f1559({ gas: 21000n }), []]), 'set code tx must have at least one authorization tuple')
+})
+
+test('calls and transfers admitted without a transaction object answer as @ethereumjs reads them', () => {
+  const zeroAndNonZero = Uint8Array.of(0xa9, 0x05, 0x9c, 0xbb, 0, 0, 0, 0, 1, 2)
+  const al = [{ address: to, storageKeys: ['0x' + '00'.repeat(32)] }]
+  const txs = [
+    // taken from the fields: legacy EIP-155, EIP-2930 and EIP-1559 without an access list, with calldata
+    createTx({ nonce: 9, gasPrice: GWEI, gasLimit: 21000, to, value: 5 }, { common }),
+    createTx({ nonce: 2 ** 40, gasPrice: 7n * GWEI, gasLimit: 60000, to, data: zeroAndNonZero }, { common }),
+    createAccessList2930Tx({ nonce: 1, gasPrice: GWEI, gasLimit: 30000, to, data: zeroAndNonZero }, { common }),
+    createFeeMarket1559Tx({ nonce: 0, maxFeePerGas: 2n * GWEI, maxPriorityFeePerGas: 0n, gasLimit: 21000, to }, { common }),
+    createFeeMarket1559Tx({ nonce: 3, maxFeePerGas: 2n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 90000, to, value: 10n ** 18n, data: zeroAndNonZero }, { common }),
+    // built as @ethereumjs transaction objects: access lists, contract creation
+    createAccessList2930Tx({ nonce: 1, gasPrice: GWEI, gasLimit: 40000, to, accessList: al }, { common }),
+    createFeeMarket1559Tx({ nonce: 4, maxFeePerGas: 2n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 40000, to, accessList: al }, { common }),
+    createFeeMarket1559Tx({ nonce: 5, maxFeePerGas: 2n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 60000, data: zeroAndNonZero }, { common }),
+  ]
+  for (let k = 1; k < 40; k++) {
+    // signatures whose r or s is shorter than 32 bytes come up among these
+    txs.push(createFeeMarket1559Tx({ nonce: k, maxFeePerGas: 2n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 21000, to, value: BigInt(k) }, { common }))
+  }
+  for (const unsigned of txs) {
+    const tx = unsigned.sign(pk)
+    const wire = admitRawTransaction(hex(tx.serialize()), ctx)
+    const label = `type ${tx.type} nonce ${tx.nonce}`
+    assert.equal(wire.sender, signer, label)
+    assert.deepEqual(wire.senderPubKey, tx.getSenderPublicKey(), label)
+    assert.equal(wire.hash, hex(tx.hash()), label)
+    assert.deepEqual(wire.raw, tx.serialize(), label)
+    assert.equal(typeof wire.arrivedAt, 'number')
+    // the least gas limit: as the object computes it, accepted, and one less refused with its numbers
+    const minimum = tx.getMinimumGasLimit()
+    const intrinsic = tx.getIntrinsicGas()
+    const resigned = (gasLimit) => {
+      const json = { ...tx.toJSON(), gasLimit, v: undefined, r: undefined, s: undefined }
+      return hex(createTx(json, { common }).sign(pk).serialize())
+    }
+    assert.equal(admitRawTransaction(resigned(minimum), ctx).sender, signer, label)
+    const message = minimum > intrinsic
+      ? `insufficient gas for floor data gas cost: gas ${minimum - 1n}, minimum needed ${minimum}`
+      : `intrinsic gas too low: gas ${minimum - 1n}, minimum needed ${intrinsic}`
+    rejects(resigned(minimum - 1n), message)
+  }
+})
+
+test('a fee cap whose total with the gas limit overflows 256 bits is refused with @ethereumjs\'s wording', () => {
+  const noCap = { ...ctx, txFeeCapWei: 0n }
+  rejects(
+    signTyped(2, f1559({ tip: 1n, maxFee: 1n << 255n })),
+    'invalid transaction: gasLimit * maxFeePerGas cannot exceed MAX_INTEGER (2^256-1)',
+    -32000,
+    noCap,
+  )
+  assert.equal(admitRawTransaction(signTyped(2, f1559({ tip: 1n, maxFee: (1n << 256n) / 21000n - 1n })), noCap).sender, signer)
 })
