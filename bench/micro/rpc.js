@@ -7,7 +7,7 @@ import { hexToBytes } from '@ethereumjs/util'
 import { Dispatcher } from '../../dist/rpc/dispatch.js'
 import { Envelope } from '../../dist/rpc/envelope.js'
 import { defaultTransportLimits } from '../../dist/rpc/limits.js'
-import { decodeRawTransaction, EIP7825_TX_GAS_CAP } from '../../dist/chain/tx-intake.js'
+import { admitRawTransaction, decodeRawTransaction, EIP7825_TX_GAS_CAP } from '../../dist/chain/tx-intake.js'
 import { createChainCommon } from '../../dist/evm/common.js'
 import { loadFastCrypto } from '../../dist/evm/crypto.js'
 import { devGenesis } from '../../dist/chain/genesis.js'
@@ -38,7 +38,8 @@ export async function run({ time }) {
     .add('dispatch: eth_chainId', () => dispatcher.call('eth_chainId', [], ctx))
     .add('RLP decode: 1559 transfer', () => RLP.decode(rawBytes.subarray(1)))
     .add('createTxFromRLP (no recovery)', () => createTxFromRLP(rawBytes, { common }))
-    .add('intake: decode + validate + native sender recovery', () => decodeRawTransaction(raw, intake))
+    .add('intake: decode + validate + native sender recovery', () => admitRawTransaction(raw, intake))
+    .add('intake, then the pool entry with its tx object', () => decodeRawTransaction(raw, intake))
   await bench.run()
   return bench.tasks.map((t) => row(t))
 }
