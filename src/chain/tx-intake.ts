@@ -152,8 +152,8 @@ export function decodeRawTransaction(rawHex: string, ctx: IntakeContext): Pooled
  * The intrinsic gas and least gas limit of a transaction that the checks above leave nothing else to
  * refuse in, computed from its fields, or undefined when it takes @ethereumjs's transaction object:
  * EIP-7702 transactions, contract creations, access lists (whose layout the object checks) and fee caps
- * whose total overflows 256 bits (which it refuses with its own wording). The object, built and dropped
- * on the main thread for every transfer, cost a third of the intake besides the sender's recovery.
+ * whose total overflows 256 bits (which it refuses with its own wording). The object, built on the main
+ * thread for every transfer and dropped there, cost ~13 of the ~83 µs its intake took (62: the recovery).
  */
 function directGas(f: TxFields, common: Common): MessageGas | undefined {
   if (f.type === 4 || f.to.length === 0 || f.accessListLength !== 0) return undefined
