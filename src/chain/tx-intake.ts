@@ -14,7 +14,7 @@ import {
   createLegacyTxFromBytesArray,
 } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex } from '@ethereumjs/util'
+import { MAX_INTEGER, bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex } from '@ethereumjs/util'
 import { invalidParams, RpcError, serverError, TxError } from '../rpc/errors.js'
 import { decodeHexDigits, firstNonHex } from '../rpc/hex.js'
 import { messageGas } from '../evm/intrinsic-gas.js'
@@ -42,7 +42,6 @@ export const EIP7825_TX_GAS_CAP = 1n << 24n
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
 const SECP256K1_HALF_N = SECP256K1_N >> 1n
 const MAX_UINT64 = (1n << 64n) - 1n
-const MAX_UINT256 = (1n << 256n) - 1n
 const EMPTY = new Uint8Array(0)
 const WEI_PER_CENT_ETHER = 10n ** 16n
 
@@ -157,7 +156,7 @@ export function decodeRawTransaction(rawHex: string, ctx: IntakeContext): Pooled
  */
 function directGas(f: TxFields, common: Common): MessageGas | undefined {
   if (f.type === 4 || f.to.length === 0 || f.accessListLength !== 0) return undefined
-  if (f.gasLimit * f.maxFeePerGas > MAX_UINT256) return undefined
+  if (f.gasLimit * f.maxFeePerGas > MAX_INTEGER) return undefined
   // the fork rules each type's constructor asks for
   if (f.type === 2 ? !common.isActivatedEIP(1559) : f.type === 1 ? !common.isActivatedEIP(2930) : !common.gteHardfork('spuriousDragon')) {
     return undefined
