@@ -22,6 +22,8 @@ import { defaultTransportLimits } from './rpc/limits.js'
 import type { TransportLimits } from './rpc/limits.js'
 import { blockMethods } from './rpc/methods/eth-blocks.js'
 import { execMethods } from './rpc/methods/eth-exec.js'
+import { traceMethods } from './rpc/methods/debug-trace.js'
+import { debugRawMethods } from './rpc/methods/debug-raw.js'
 import { feeMethods } from './rpc/methods/eth-fees.js'
 import { fillMethods } from './rpc/methods/eth-fill.js'
 import { TipOracle } from './rpc/methods/tip-oracle.js'
@@ -131,8 +133,11 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
   dispatcher.registerAll(stateMethods(deps, headState))
   const tips = new TipOracle(view)
   dispatcher.registerAll(feeMethods(deps, tips))
-  dispatcher.registerAll(blockMethods(deps))
+  const blocks = blockMethods(deps)
+  dispatcher.registerAll(blocks)
+  dispatcher.registerAll(debugRawMethods(deps, blocks.eth_getRawTransactionByHash))
   dispatcher.registerAll(execMethods(deps))
+  dispatcher.registerAll(traceMethods(deps))
   dispatcher.registerAll(fillMethods(deps, tips))
   dispatcher.registerAll(metrics === null ? sendMethods(deps) : metrics.txpool.instrument(sendMethods(deps)))
   dispatcher.registerAll(logMethods(deps))

@@ -9,6 +9,7 @@ import { getCalldataFloorGas, paramsTx } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Account, Address, bytesToHex, hexToBytes } from '@ethereumjs/util'
 import type { PrefixedHexString } from '@ethereumjs/util'
+import type { EVM } from '@ethereumjs/evm'
 import { createVM, runTx } from '@ethereumjs/vm'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
 import type { ChainLevel } from '../chain/store/level.js'
@@ -31,8 +32,12 @@ import type { HaltError } from './halt-message.js'
 import type { WatchedEvm } from './gas-watch.js'
 import { authorizationListData } from './authorization-data.js'
 import { DEFAULT_SENDER } from './types.js'
-import type { CallTask, ExecAccessListItem, ExecBlock, ExecCallArgs, ExecLimits, ExecResult, ExecTask, SimulateTask } from './types.js'
+import type { CallSpec, CallTask, ExecAccessListItem, ExecBlock, ExecCallArgs, ExecLimits, ExecResult, ExecTask, SimulateTask, TraceCallTask } from './types.js'
+import { traceBlock } from './trace/replay.js'
+import { createTracer } from './trace/tracers.js'
+import { Deadline, TraceTimeout, traceTimeoutError, TraceTooLarge, withinLimit } from './trace/tracer.js'
 import { simulate } from './simulate.js'
+import { scratchVM } from './scratch-vm.js'
 import { reportCoinbaseTouches } from './coinbase-touches.js'
 import type { ReportingJournal } from './coinbase-touches.js'
 import { createCallTx } from './call-tx.js'
@@ -171,8 +176,14 @@ export class ExecEngine {
           return await this.accessList(task)
         case 'simulate':
           return { ok: true, kind: 'simulate', json: await this.simulate(task) }
+        case 'traceBlock':
+          return { ok: true, kind: 'trace', json: await traceBlock({ common: this.common, level: this.level, trieDb: this.reader.trieDb }, task, this.traceBudget()) }
+        case 'traceCall':
+          return { ok: true, kind: 'trace', json: await this.traceCall(task) }
       }
     } catch (err) {
+      if (err instanceof TraceTimeout) return { ok: false, error: toShape(traceTimeoutError()) }
+      if (err instanceof TraceTooLarge) return { ok: false, error: { code: ErrorCode.ResponseTooLarge, message: err.message } }
       if (err instanceof RpcError) return { ok: false, error: toShape(err) }
       return { ok: false, error: { code: ErrorCode.Server, message: (err as Error).message ?? String(err) } }
     }
@@ -180,6 +191,44 @@ export class ExecEngine {
 
   private simulate(task: SimulateTask): Promise<string> {
     return simulate({ common: this.common, level: this.level, trieDb: this.reader.trieDb, gasCap: this.limits.gasCap }, task)
+  }
+
+  /**
+   * A trace's whole time: the pool's limit on a call, less a little, so that a trace out of time answers
+   * geth's "execution timeout" before the pool's watchdog ends the worker.
+   */
+  private traceBudget(): Deadline {
+    return Deadline.after(this.limits.timeoutMs - Math.min(100, this.limits.timeoutMs / 10))
+  }
+
+  /**
+   * debug_traceCall: the call as eth_call runs it through runTx, reported by the tracer the task names.
+   * It runs in a scratch VM of its own, not in the calls' shared state: a trace stopped inside the EVM
+   * (out of time, too large) leaves the EVM's checkpoints open.
+   */
+  private async traceCall(task: TraceCallTask): Promise<string> {
+    const gas = this.callGas(task)
+    const deadline = Deadline.earliest(this.traceBudget(), task.options.timeoutMs)
+    const common = this.common.copy()
+    const level = this.level
+    const root = hexToBytes(task.block.stateRoot as `0x${string}`)
+    const vm = await scratchVM(this.reader.trieDb, common, root, blockHashSource((n) => level.get(Keys.canonicalHash(n))))
+    const s: Session = { sm: vm.stateManager as FixedMerkleStateManager, vm }
+    const block = this.makeBlock(common, task, paysFee(task.args))
+    const precompiles = touchesPrecompiles(vm.evm, task.stateOverrides) ? ownPrecompileTable(vm.evm) : undefined
+    await applyStateOverrides(s.sm, task.stateOverrides, precompiles?.table)
+    const tracer = createTracer(task.options, gas, deadline)
+    tracer.attach(vm.evm as EVM)
+    let outcome: Outcome
+    try {
+      outcome = await this.runOnce(s, block, task, gas)
+    } catch (err) {
+      if (err instanceof PrecheckError) throw serverError(`tracing failed: ${err.message}`)
+      throw err
+    } finally {
+      tracer.detach()
+    }
+    return withinLimit(tracer.result(outcome.result), task.options.maxBytes)
   }
 
   private async session(root: string): Promise<Session> {
@@ -200,7 +249,7 @@ export class ExecEngine {
   }
 
   /** Opens the state at the task's block, applies overrides, runs `fn`, and reverts everything. */
-  private async withState<T>(task: CallTask, fn: (s: Session, block: Block) => Promise<T>): Promise<T> {
+  private async withState<T>(task: CallSpec, fn: (s: Session, block: Block) => Promise<T>): Promise<T> {
     const s = await this.session(task.block.stateRoot)
     const block = this.blockFor(s.vm.common, task)
     const precompiles = touchesPrecompiles(s.vm.evm, task.stateOverrides) ? ownPrecompileTable(s.vm.evm) : undefined
@@ -215,17 +264,15 @@ export class ExecEngine {
     }
   }
 
-  private blockFor(common: Common, task: CallTask): Block {
+  private blockFor(common: Common, task: CallSpec): Block {
     const b: ExecBlock = task.block
-    // A call that names no fee pays none (geth's NoBaseFee): run it against a zero base fee.
-    const args = task.args
-    const paysFee = (args.gasPrice ?? 0n) > 0n || (args.maxFeePerGas ?? 0n) > 0n
+    const pays = paysFee(task.args)
     if (task.blockOverrides === undefined) {
       // the same few blocks serve call after call: build each execution context once
-      const key = paysFee ? b.hash : `${b.hash}:nofee`
+      const key = pays ? b.hash : `${b.hash}:nofee`
       let block = this.blocks.get(key)
       if (block === undefined) {
-        block = this.makeBlock(common, task, paysFee)
+        block = this.makeBlock(common, task, pays)
         this.blocks.set(key, block)
         if (this.blocks.size > 16) this.blocks.delete(this.blocks.keys().next().value as string)
         this.hardforkSetFor.set(common, block)
@@ -236,18 +283,18 @@ export class ExecEngine {
       }
       return block
     }
-    const block = this.makeBlock(common, task, paysFee)
+    const block = this.makeBlock(common, task, pays)
     this.hardforkSetFor.set(common, block)
     return block
   }
 
-  private makeBlock(common: Common, task: CallTask, paysFee: boolean): Block {
+  private makeBlock(common: Common, task: CallSpec, pays: boolean): Block {
     const b: ExecBlock = task.block
     const o = task.blockOverrides ?? {}
     const timestamp = o.time ?? b.timestamp
     const number = o.number ?? b.number
     common.setHardforkBy({ blockNumber: number, timestamp })
-    const baseFee = o.baseFeePerGas ?? (paysFee ? b.baseFeePerGas : 0n)
+    const baseFee = o.baseFeePerGas ?? (pays ? b.baseFeePerGas : 0n)
     const header = callHeader(
       {
         parentHash: hexToBytes(b.parentHash as `0x${string}`),
@@ -274,7 +321,7 @@ export class ExecEngine {
    * The gas eth_call and eth_createAccessList run a message with: what it names, at most the RPC gas cap.
    * geth's skip the transaction checks, EIP-7825's per-transaction cap among them (estimates keep it).
    */
-  private callGas(task: CallTask): bigint {
+  private callGas(task: CallSpec): bigint {
     const cap = this.limits.gasCap
     const gas = task.args.gas
     return gas === undefined || gas > cap ? cap : gas
@@ -312,7 +359,7 @@ export class ExecEngine {
   private async runOnce(
     s: Session,
     block: Block,
-    task: CallTask,
+    task: CallSpec,
     gasLimit: bigint,
     accessList?: ExecAccessListItem[],
     reportAccessList = false,
@@ -339,6 +386,8 @@ export class ExecEngine {
       }
       result = await runTx(s.vm, opts)
     } catch (err) {
+      // a tracer's stop (debug_traceCall) is not the call's
+      if (err instanceof TraceTimeout || err instanceof TraceTooLarge) throw err
       throw new PrecheckError(cleanRunTxError((err as Error).message), 'rejected')
     } finally {
       await s.vm.evm.journal.revert()
@@ -683,6 +732,11 @@ function isMessage(a: ExecCallArgs): boolean {
 }
 
 /** A message that pays no fee: see plainCall. */
+/** A call that names no fee pays none (geth's NoBaseFee): it runs against a zero base fee. */
+function paysFee(a: ExecCallArgs): boolean {
+  return (a.gasPrice ?? 0n) > 0n || (a.maxFeePerGas ?? 0n) > 0n
+}
+
 function isPlainMessage(a: ExecCallArgs): boolean {
   return isMessage(a) && (a.gasPrice ?? 0n) === 0n && (a.maxFeePerGas ?? 0n) === 0n && (a.maxPriorityFeePerGas ?? 0n) === 0n
 }

@@ -4,20 +4,17 @@
 // transactions and receipts roots, bloom and hash, so that its parent hash chains to the block before
 // and BLOCKHASH inside the simulation reads the simulated hashes.
 //
-// The state lives in a trie whose writes stay in memory (overlay-trie-db.ts) and is dropped at the end:
-// nothing reaches the database. The calls are unsigned transactions (geth's ToTransaction), hashed as
-// such, with the sender they name.
+// The state lives in a scratch VM (scratch-vm.ts): nothing reaches the database. The calls are unsigned
+// transactions (geth's ToTransaction), hashed as such, with the sender they name.
 
 import { Block, createBlockHeader, createBlockHeaderFromRLP } from '@ethereumjs/block'
 import type { BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
-import { createMPT } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
-import { Caches, CacheType } from '@ethereumjs/statemanager'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { Account, Address, bytesToHex, createWithdrawal, hexToBytes, toChecksumAddress, ValueEncoding } from '@ethereumjs/util'
+import { Account, Address, bytesToHex, createWithdrawal, hexToBytes, toChecksumAddress } from '@ethereumjs/util'
 import type { Withdrawal } from '@ethereumjs/util'
-import { Bloom, createVM, runTx } from '@ethereumjs/vm'
+import { Bloom, runTx } from '@ethereumjs/vm'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
 import { receiptsRoot } from '../chain/builder.js'
 import { orderedTrieRoot } from '../chain/ordered-trie.js'
@@ -27,7 +24,6 @@ import { Keys } from '../chain/store/schema.js'
 import type { ReadOnlyTrieDB } from '../chain/store/state-db.js'
 import { beforeTransactions, requestsHashAfterTransactions } from '../chain/system-calls.js'
 import { blockHashSource } from '../evm/block-hashes.js'
-import { FixedMerkleStateManager } from '../evm/state-manager.js'
 import { ErrorCode, executionReverted, internalError, invalidParams, RpcError, serverError } from '../rpc/errors.js'
 import { formatBlock, formatLog } from '../rpc/format.js'
 import { quantity } from '../rpc/hex.js'
@@ -36,13 +32,13 @@ import { createCallTx } from './call-tx.js'
 import { callHeader } from './exec-block.js'
 import { haltMessage } from './halt-message.js'
 import type { HaltError } from './halt-message.js'
-import { OverlayTrieDB } from './overlay-trie-db.js'
 import { cleanRunTxError, feeCheck, gasLimitCheck, insufficientFunds } from './precheck.js'
 import type { PrecheckReason } from './precheck.js'
 import { decodeRevertReason } from './revert.js'
 import { applyStateOverrides, ownPrecompileTable, touchesPrecompiles } from './state-overrides.js'
 import type { PrecompileTable } from './state-overrides.js'
 import { SimulationLogTracer } from './sim-log-tracer.js'
+import { scratchVM } from './scratch-vm.js'
 import type { NumberedLog } from './sim-log-tracer.js'
 import { DEFAULT_SENDER } from './types.js'
 import type { ExecCallArgs, SimBlockOverrides, SimBlockSpec, SimulateTask } from './types.js'
@@ -109,20 +105,7 @@ export async function simulate(ctx: SimulationContext, task: SimulateTask): Prom
   const simulated = new Map<bigint, Uint8Array>()
   const level = ctx.level
   const blockchain = blockHashSource(async (n) => (n <= base.number ? level.get(Keys.canonicalHash(n)) : simulated.get(n)))
-  const trie = await createMPT({ db: new OverlayTrieDB(ctx.trieDb), useKeyHashing: true, common, valueEncoding: ValueEncoding.Bytes })
-  if (!(await trie.checkRoot(base.stateRoot))) throw serverError(`missing trie node ${bytesToHex(base.stateRoot)} (path )`)
-  trie.root(base.stateRoot)
-  const sm = new FixedMerkleStateManager({
-    trie,
-    common,
-    prefixStorageTrieKeys: true,
-    caches: new Caches({
-      account: { type: CacheType.ORDERED_MAP, size: 10_000 },
-      storage: { type: CacheType.ORDERED_MAP, size: 10_000 },
-      code: { type: CacheType.ORDERED_MAP, size: 1_000 },
-    }),
-  })
-  const vm = await createVM({ common, stateManager: sm, blockchain })
+  const vm = await scratchVM(ctx.trieDb, common, base.stateRoot, blockchain)
   const run = new BlockRun(vm, common, task, ctx.gasCap)
   const out: string[] = []
   let parent = base

@@ -109,11 +109,66 @@ export interface SimulateTask {
   fullTransactions: boolean
 }
 
-export type ExecTask = CallTask | SimulateTask
+/**
+ * How debug_trace* reports an execution (geth's TraceConfig): the default struct logger (every opcode
+ * step) or a named native tracer, and the time the trace may take.
+ */
+export type TracerName = 'structLogger' | 'callTracer' | '4byteTracer' | 'noopTracer'
+
+export interface TraceOptions {
+  tracer: TracerName
+  /** geth's trace timeout (default 5 s), at most the pool's per-call limit */
+  timeoutMs: number
+  /** the most bytes of JSON a trace may come to (the batch response limit); 0 = no limit */
+  maxBytes: number
+  // the struct logger's (geth's logger.Config)
+  enableMemory: boolean
+  disableStack: boolean
+  disableStorage: boolean
+  enableReturnData: boolean
+  /** the most steps recorded; 0 = all */
+  limit: number
+  // callTracer's tracerConfig
+  onlyTopCall: boolean
+  withLog: boolean
+}
+
+/**
+ * debug_traceTransaction and debug_traceBlockBy*: the block's transactions replayed on its parent's state
+ * (system calls first, as the block was built), those at `traced` reported.
+ */
+export interface TraceBlockTask {
+  kind: 'traceBlock'
+  /** one transaction's trace (debug_traceTransaction), or each transaction's with its hash */
+  mode: 'transaction' | 'block'
+  /** the block's header, its EVM context */
+  headerRlp: Uint8Array
+  /** the parent's state root, where the replay starts */
+  parentStateRoot: string
+  /** the block's transactions up to the last traced one, as the block holds them, and their senders */
+  txs: Uint8Array[]
+  senders: string[]
+  /** indexes of the transactions to report, ascending */
+  traced: number[]
+  options: TraceOptions
+}
+
+/** What a call runs, whatever the method that runs it. */
+export type CallSpec = Omit<CallTask, 'kind'>
+
+/** debug_traceCall: eth_call's message, reported by a tracer. */
+export interface TraceCallTask extends CallSpec {
+  kind: 'traceCall'
+  options: TraceOptions
+}
+
+export type ExecTask = CallTask | SimulateTask | TraceBlockTask | TraceCallTask
 
 export type ExecResult =
   | { ok: true; kind: 'call'; returnData: string }
   | { ok: true; kind: 'simulate'; json: string }
+  /** one trace's JSON, or for a block the JSON array of its transactions' traces */
+  | { ok: true; kind: 'trace'; json: string }
   | { ok: true; kind: 'estimateGas'; gas: bigint }
   | { ok: true; kind: 'createAccessList'; accessList: ExecAccessListItem[]; gasUsed: bigint; error?: string }
   | { ok: false; error: RpcErrorShape }

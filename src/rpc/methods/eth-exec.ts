@@ -38,7 +38,7 @@ export function toTask(kind: ExecKind, req: p.CallRequest, block: BlockRecord, s
 }
 
 /** geth's BlockOverrides.Apply: a single call has no block of its own to put a beacon root or withdrawals in. */
-function singleCallBlockOverrides(bo: p.BlockOverrides | undefined): p.BlockOverrides | undefined {
+export function singleCallBlockOverrides(bo: p.BlockOverrides | undefined): p.BlockOverrides | undefined {
   if (bo?.beaconRoot !== undefined) throw serverError('block override "beaconRoot" is not supported for this RPC method')
   if (bo?.withdrawals !== undefined) throw serverError('block override "withdrawals" is not supported for this RPC method')
   return bo

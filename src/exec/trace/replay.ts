@@ -1,0 +1,103 @@
+// debug_traceTransaction and debug_traceBlockBy*: a block's transactions run again on its parent's state
+// in a scratch VM (nothing reaches the database), as the producer ran them: the system calls first, then
+// each transaction with runTx in the block's context. The transactions asked for run with a tracer.
+//
+// Each traced transaction has its own time (geth's per-transaction timeout); all of them together must
+// also end within the pool's limit on a task, past which the whole request answers "execution timeout".
+// In a block, a transaction whose trace ran out of time is reported with that error, as geth does. A
+// trace stopped inside the EVM leaves the EVM's checkpoints open (partial writes included), so the
+// replay then starts again in a new scratch VM and runs the block up to that transaction untraced, for
+// the ones after it to see the state it left.
+
+import { Block, createBlockHeaderFromRLP } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import type { EVM } from '@ethereumjs/evm'
+import { createTxFromRLP } from '@ethereumjs/tx'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { runTx } from '@ethereumjs/vm'
+import type { RunTxResult, VM } from '@ethereumjs/vm'
+import type { ChainLevel } from '../../chain/store/level.js'
+import { Keys } from '../../chain/store/schema.js'
+import type { ReadOnlyTrieDB } from '../../chain/store/state-db.js'
+import { beforeTransactions } from '../../chain/system-calls.js'
+import { blockHashSource } from '../../evm/block-hashes.js'
+import { serverError } from '../../rpc/errors.js'
+import { cleanRunTxError } from '../precheck.js'
+import { scratchVM } from '../scratch-vm.js'
+import type { TraceBlockTask } from '../types.js'
+import { createTracer } from './tracers.js'
+import { Deadline, TraceTimeout, traceTimeoutError, TraceTooLarge } from './tracer.js'
+
+export interface ReplayContext {
+  common: Common
+  level: ChainLevel
+  trieDb: ReadOnlyTrieDB
+}
+
+/** The traces' JSON: the one transaction's trace, or for a block `[{txHash, result | error}, ...]`. */
+export async function traceBlock(ctx: ReplayContext, task: TraceBlockTask, budget: Deadline): Promise<string> {
+  const common = ctx.common.copy()
+  const header = createBlockHeaderFromRLP(task.headerRlp, { common, setHardfork: true })
+  const level = ctx.level
+  const blockchain = blockHashSource((n) => level.get(Keys.canonicalHash(n)))
+  const block = new Block(header, [], [], common.isActivatedEIP(4895) ? [] : undefined, { common })
+  const txs: TypedTransaction[] = task.txs.map((raw, i) => {
+    const tx = createTxFromRLP(raw, { common })
+    // the sender the block records (patches/@ethereumjs+tx): runTx does not recover it again
+    ;(tx.cache as { keelSenderAddress?: Uint8Array }).keelSenderAddress = hexToBytes(task.senders[i] as `0x${string}`)
+    return tx
+  })
+  /** a scratch VM at the block's start (its system calls run), and the block run untraced up to `end` */
+  const runUpTo = async (end: number): Promise<{ vm: VM; gasUsed: bigint }> => {
+    const vm = await scratchVM(ctx.trieDb, common, hexToBytes(task.parentStateRoot as `0x${string}`), blockchain)
+    await beforeTransactions(vm, common, header)
+    let gasUsed = 0n
+    for (let i = 0; i < end; i++) gasUsed += (await run(vm, txs[i], block, gasUsed)).totalGasSpent
+    return { vm, gasUsed }
+  }
+  let { vm, gasUsed } = await runUpTo(0)
+  const traced = new Set(task.traced)
+  const results: string[] = []
+  const maxBytes = task.options.maxBytes
+  let size = 0
+  for (let i = 0; i < txs.length; i++) {
+    const tx = txs[i]
+    if (!traced.has(i)) {
+      gasUsed += (await run(vm, tx, block, gasUsed)).totalGasSpent
+      continue
+    }
+    budget.check()
+    const tracer = createTracer(task.options, tx.gasLimit, Deadline.earliest(budget, task.options.timeoutMs))
+    tracer.attach(vm.evm as EVM)
+    let result: RunTxResult
+    try {
+      result = await run(vm, tx, block, gasUsed)
+    } catch (err) {
+      if (!(err instanceof TraceTimeout)) throw err
+      budget.check()
+      if (task.mode === 'transaction') throw traceTimeoutError()
+      results.push(`{"txHash":"${bytesToHex(tx.hash())}","error":"execution timeout"}`)
+      ;({ vm, gasUsed } = await runUpTo(i + 1))
+      continue
+    } finally {
+      tracer.detach()
+    }
+    gasUsed += result.totalGasSpent
+    const trace = tracer.result(result)
+    results.push(task.mode === 'transaction' ? trace : `{"txHash":"${bytesToHex(tx.hash())}","result":${trace}}`)
+    size += results[results.length - 1].length + 1
+    if (maxBytes > 0 && size > maxBytes) throw new TraceTooLarge(maxBytes)
+  }
+  return task.mode === 'transaction' ? results[0] : `[${results.join(',')}]`
+}
+
+async function run(vm: VM, tx: TypedTransaction, block: Block, blockGasUsed: bigint): Promise<RunTxResult> {
+  try {
+    return await runTx(vm, { tx, block, blockGasUsed, skipHardForkValidation: true })
+  } catch (err) {
+    if (err instanceof TraceTimeout || err instanceof TraceTooLarge) throw err
+    // the block holds it, so it ran when the block was built: a replay that refuses it is Keel's fault
+    throw serverError(`tracing failed: ${cleanRunTxError((err as Error).message)}`)
+  }
+}

@@ -1,0 +1,104 @@
+// What every debug_trace* tracer shares: the interface the replay drives, the deadline of a trace, and
+// a way to see the EVM's opcodes. @ethereumjs reports messages (beforeMessage / afterMessage) and, when
+// something listens, every step; which opcode started a message and the logs it emitted it does not
+// report, so a tracer that needs them runs the EVM on a copy of its opcode table with those handlers
+// wrapped (as sim-log-tracer.ts does), and puts the original back when it detaches.
+
+import type { EVM } from '@ethereumjs/evm'
+import { bytesToHex } from '@ethereumjs/util'
+import type { RunTxResult } from '@ethereumjs/vm'
+import { serverError } from '../../rpc/errors.js'
+
+export interface TxTracer {
+  /** listens to `evm` for the next transaction */
+  attach(evm: EVM): void
+  /** leaves `evm` as attach found it */
+  detach(): void
+  /** the trace of the transaction runTx just ran, as JSON text */
+  result(run: RunTxResult): string
+}
+
+/** Thrown from inside the EVM when a trace runs past its time: runTx gives it back as it is. */
+export class TraceTimeout extends Error {
+  constructor() {
+    super('execution timeout')
+  }
+}
+
+/** geth's answer to a trace that ran out of time. */
+export const traceTimeoutError = () => serverError('execution timeout')
+
+/** A trace whose JSON passed the response limit: thrown as soon as that is known, from inside the EVM too. */
+export class TraceTooLarge extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`response too large: the trace passed ${maxBytes} bytes (--batch-response-max-size); ask for fewer steps with "limit", or leave out memory, stack or storage`)
+  }
+}
+
+/** The trace's JSON, unless it passed `maxBytes` (0: no limit). */
+export function withinLimit(json: string, maxBytes: number): string {
+  if (maxBytes > 0 && json.length > maxBytes) throw new TraceTooLarge(maxBytes)
+  return json
+}
+
+/** The moment a trace must stop by (performance.now() time). */
+export class Deadline {
+  constructor(private readonly at: number) {}
+
+  static after(ms: number): Deadline {
+    return new Deadline(performance.now() + ms)
+  }
+
+  /** `ms` from now, or `bound`'s moment if that comes first. */
+  static earliest(bound: Deadline, ms: number): Deadline {
+    return new Deadline(Math.min(bound.at, performance.now() + ms))
+  }
+
+  check(): void {
+    if (performance.now() >= this.at) throw new TraceTimeout()
+  }
+}
+
+/** What an opcode handler of @ethereumjs's table is given: the running frame's state. */
+export interface OpRunState {
+  stack: { peek(n: number): bigint[] }
+  memory: { read(offset: number, length: number, copy?: boolean): Uint8Array }
+  /** the gas a call or creation gives, as its gas handler worked it out */
+  messageGasLimit?: bigint
+  interpreter: {
+    _result: { logs: [Uint8Array, Uint8Array[], Uint8Array][] }
+    _env: { address: { bytes: Uint8Array; toString(): string }; contract: { balance: bigint }; isStatic: boolean; depth: number }
+  }
+}
+
+type OpHandler = (runState: OpRunState, common: unknown) => unknown
+
+interface OpEntry {
+  opHandler: OpHandler
+}
+
+interface EvmTables {
+  _opcodeMap: OpEntry[]
+}
+
+/**
+ * Runs `evm` on a copy of its opcode table in which each of `ops` calls `wrap`'s handler instead of its
+ * own (which it is given). Returns what puts the original table back.
+ */
+export function wrapOpcodes(evm: EVM, ops: readonly number[], wrap: (op: number, run: OpHandler) => OpHandler): () => void {
+  const tables = evm as unknown as EvmTables
+  const original = tables._opcodeMap
+  const table = original.slice()
+  for (const op of ops) {
+    const entry = table[op]
+    if (entry === undefined) continue
+    table[op] = { ...entry, opHandler: wrap(op, entry.opHandler) }
+  }
+  tables._opcodeMap = table
+  return () => {
+    tables._opcodeMap = original
+  }
+}
+
+/** The bytes as hex digits without 0x (geth's "%x"). */
+export const hexDigits = (bytes: Uint8Array): string => bytesToHex(bytes).slice(2)

@@ -1,0 +1,96 @@
+// debug_trace*'s options decoded as geth decodes its TraceConfig: defaults, tracer names, callTracer's
+// tracerConfig, Go durations for the timeout, and geth's words for what it refuses.
+
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { goDurationMs, traceOptions } from '../../dist/rpc/trace-config.js'
+
+const LIMITS = { maxTimeoutMs: 5_000, maxBytes: 25_000_000 }
+
+function rejects(fn, message, code) {
+  assert.throws(fn, (err) => {
+    assert.equal(err.name, 'RpcError', `not an RpcError: ${err.stack}`)
+    if (message instanceof RegExp) assert.match(err.message, message)
+    else assert.equal(err.message, message)
+    assert.equal(err.code, code)
+    return true
+  })
+}
+
+test("Go durations: time.ParseDuration's forms, in milliseconds", () => {
+  const cases = {
+    '5s': 5_000,
+    '300ms': 300,
+    '1m30s': 90_000,
+    '1.5h': 5_400_000,
+    '.5s': 500,
+    '1.s': 1_000,
+    '2500us': 2.5,
+    '2500µs': 2.5,
+    '1000000ns': 1,
+    '0': 0,
+    '-1s': -1_000,
+    '+2s': 2_000,
+  }
+  for (const [text, ms] of Object.entries(cases)) assert.equal(goDurationMs(text), ms, text)
+  rejects(() => goDurationMs(''), 'time: invalid duration ""', -32000)
+  rejects(() => goDurationMs('.s'), 'time: invalid duration ".s"', -32000)
+  rejects(() => goDurationMs('5'), 'time: missing unit in duration "5"', -32000)
+  rejects(() => goDurationMs('5x'), 'time: unknown unit "x" in duration "5x"', -32000)
+  rejects(() => goDurationMs('5 s'), 'time: unknown unit " s" in duration "5 s"', -32000)
+})
+
+test('defaults: the struct logger with stack and storage, 5 s, no limit', () => {
+  const expected = {
+    tracer: 'structLogger',
+    timeoutMs: 5_000,
+    maxBytes: 25_000_000,
+    enableMemory: false,
+    disableStack: false,
+    disableStorage: false,
+    enableReturnData: false,
+    limit: 0,
+    onlyTopCall: false,
+    withLog: false,
+  }
+  assert.deepEqual(traceOptions(undefined, 1, 'TraceConfig', LIMITS), expected)
+  assert.deepEqual(traceOptions(null, 1, 'TraceConfig', LIMITS), expected)
+  assert.deepEqual(traceOptions({}, 1, 'TraceConfig', LIMITS), expected)
+  assert.deepEqual(traceOptions({ tracer: '' }, 1, 'TraceConfig', LIMITS), expected)
+  // the pool's limit caps the default
+  assert.equal(traceOptions({}, 1, 'TraceConfig', { maxTimeoutMs: 1_000, maxBytes: 0 }).timeoutMs, 1_000)
+})
+
+test('keys in any case, the struct logger switches, the timeout capped by the pool', () => {
+  const o = traceOptions({ EnableMemory: true, disablestack: true, DISABLESTORAGE: true, enableReturnData: true, limit: 7, timeout: '1m', unknownKey: 1 }, 1, 'TraceConfig', LIMITS)
+  assert.equal(o.enableMemory, true)
+  assert.equal(o.disableStack, true)
+  assert.equal(o.disableStorage, true)
+  assert.equal(o.enableReturnData, true)
+  assert.equal(o.limit, 7)
+  assert.equal(o.timeoutMs, 5_000)
+  assert.equal(traceOptions({ timeout: '250ms' }, 1, 'TraceConfig', LIMITS).timeoutMs, 250)
+  assert.equal(traceOptions({ timeout: '-1s' }, 1, 'TraceConfig', LIMITS).timeoutMs, 0)
+})
+
+test("native tracers, callTracer's tracerConfig (ignored for the others)", () => {
+  assert.equal(traceOptions({ tracer: '4byteTracer' }, 1, 'TraceConfig', LIMITS).tracer, '4byteTracer')
+  assert.equal(traceOptions({ tracer: 'noopTracer' }, 1, 'TraceConfig', LIMITS).tracer, 'noopTracer')
+  const call = traceOptions({ tracer: 'callTracer', tracerConfig: { onlyTopCall: true, WithLog: true } }, 1, 'TraceConfig', LIMITS)
+  assert.deepEqual([call.tracer, call.onlyTopCall, call.withLog], ['callTracer', true, true])
+  assert.equal(traceOptions({ tracer: '4byteTracer', tracerConfig: { withLog: true } }, 1, 'TraceConfig', LIMITS).withLog, false)
+})
+
+test("what is refused, in geth's words and codes", () => {
+  rejects(() => traceOptions('x', 1, 'TraceConfig', LIMITS), 'invalid argument 1: json: cannot unmarshal string into Go value of type tracers.TraceConfig', -32602)
+  rejects(() => traceOptions({ disableStack: 'yes' }, 1, 'TraceConfig', LIMITS), 'invalid argument 1: json: cannot unmarshal string into Go struct field TraceConfig.disableStack of type bool', -32602)
+  rejects(() => traceOptions({ limit: 1.5 }, 2, 'TraceCallConfig', LIMITS), 'invalid argument 2: json: cannot unmarshal number into Go struct field TraceCallConfig.limit of type int', -32602)
+  rejects(() => traceOptions({ tracer: 7 }, 1, 'TraceConfig', LIMITS), 'invalid argument 1: json: cannot unmarshal number into Go struct field TraceConfig.tracer of type string', -32602)
+  rejects(() => traceOptions({ timeout: 5 }, 1, 'TraceConfig', LIMITS), 'invalid argument 1: json: cannot unmarshal number into Go struct field TraceConfig.timeout of type string', -32602)
+  rejects(() => traceOptions({ timeout: '5' }, 1, 'TraceConfig', LIMITS), 'time: missing unit in duration "5"', -32000)
+  rejects(() => traceOptions({ tracer: 'prestateTracer' }, 1, 'TraceConfig', LIMITS), /^tracer "prestateTracer" is not supported: /, -32000)
+  rejects(() => traceOptions({ tracer: '{step: function() {}}' }, 1, 'TraceConfig', LIMITS), /JavaScript tracers are not supported/, -32000)
+  rejects(() => traceOptions({ tracer: 'callTracer', tracerConfig: { onlyTopCall: 1 } }, 1, 'TraceConfig', LIMITS), 'json: cannot unmarshal number into Go struct field callTracerConfig.onlyTopCall of type bool', -32000)
+  rejects(() => traceOptions({ tracer: 'callTracer', tracerConfig: [] }, 1, 'TraceConfig', LIMITS), 'json: cannot unmarshal array into Go value of type native.callTracerConfig', -32000)
+  rejects(() => traceOptions({ overrides: { cancunTime: 0 } }, 1, 'TraceConfig', LIMITS), 'tracing with chain config overrides is not supported', -32000)
+})
