@@ -58,6 +58,8 @@ export class StructLogger implements TxTracer {
   private readonly entries: Entry[] = []
   /** about how long the JSON of the entries so far is */
   private bytes = 0
+  /** what stopped the trace while an SLOAD's value was read: thrown at the next step, or by result() */
+  private failure: unknown
   private readonly frames: Frame[] = []
   /** per contract, the slots read or written so far and their values (64 hex digits each) */
   private readonly storage = new Map<string, Map<string, string>>()
@@ -86,6 +88,7 @@ export class StructLogger implements TxTracer {
   }
 
   result(run: RunTxResult): string {
+    if (this.failure !== undefined) throw this.failure
     const exec = run.execResult
     const error = exec.exceptionError
     const returnValue = error === undefined || error.error === 'revert' ? hexDigits(exec.returnValue) : ''
@@ -127,6 +130,7 @@ export class StructLogger implements TxTracer {
   }
 
   private step(step: InterpreterStep, resolve: () => void): void {
+    if (this.failure !== undefined) throw this.failure
     this.deadline.check()
     const limit = this.options.limit
     const frame = this.frames[this.frames.length - 1]
@@ -143,17 +147,15 @@ export class StructLogger implements TxTracer {
         resolve()
         return
       }
-      // the value the SLOAD will read, as the state holds it now
-      step.stateManager.getStorage(step.address, setLengthLeft(bigIntToBytes(step.stack[top]), 32)).then(
-        (value) => {
-          this.record(step, frame, this.touch(step.address, slot, hexDigits(setLengthLeft(value, 32))))
-          resolve()
-        },
-        () => {
-          this.record(step, frame, undefined)
-          resolve()
-        },
-      )
+      // the value the SLOAD will read, as the state holds it now; the EVM waits for resolve(), so what
+      // stops the trace here is kept for the next step to throw
+      step.stateManager
+        .getStorage(step.address, setLengthLeft(bigIntToBytes(step.stack[top]), 32))
+        .then((value) => this.record(step, frame, this.touch(step.address, slot, hexDigits(setLengthLeft(value, 32)))))
+        .catch((err: unknown) => {
+          this.failure = err
+        })
+        .finally(resolve)
       return
     }
     this.record(step, frame, undefined)
