@@ -8,7 +8,7 @@ import { Hardfork } from '@ethereumjs/common'
 import { getCalldataFloorGas, paramsTx } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Account, Address, bytesToHex, hexToBytes } from '@ethereumjs/util'
-import type { PrefixedHexString } from '@ethereumjs/util'
+import type { EOACode7702AuthorizationListBytesItem, PrefixedHexString } from '@ethereumjs/util'
 import type { EVM } from '@ethereumjs/evm'
 import { createVM, runTx } from '@ethereumjs/vm'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
@@ -35,7 +35,8 @@ import { DEFAULT_SENDER } from './types.js'
 import type { CallSpec, CallTask, ExecAccessListItem, ExecBlock, ExecCallArgs, ExecLimits, ExecResult, ExecTask, SimulateTask, TraceCallTask } from './types.js'
 import { traceBlock } from './trace/replay.js'
 import { createTracer } from './trace/tracers.js'
-import { Deadline, TraceTimeout, traceTimeoutError, TraceTooLarge, withinLimit } from './trace/tracer.js'
+import { authoritiesOf, Deadline, TraceTimeout, traceTimeoutError, TraceTooLarge, withinLimit } from './trace/tracer.js'
+import type { TxTracer } from './trace/tracer.js'
 import { simulate } from './simulate.js'
 import { scratchVM } from './scratch-vm.js'
 import { reportCoinbaseTouches } from './coinbase-touches.js'
@@ -218,15 +219,12 @@ export class ExecEngine {
     const precompiles = touchesPrecompiles(vm.evm, task.stateOverrides) ? ownPrecompileTable(vm.evm) : undefined
     await applyStateOverrides(s.sm, task.stateOverrides, precompiles?.table)
     const tracer = createTracer(task.options, gas, deadline)
-    tracer.attach(vm.evm as EVM)
     let outcome: Outcome
     try {
-      outcome = await this.runOnce(s, block, task, gas)
+      outcome = await this.runOnce(s, block, task, gas, undefined, false, tracer)
     } catch (err) {
       if (err instanceof PrecheckError) throw serverError(`tracing failed: ${err.message}`)
       throw err
-    } finally {
-      tracer.detach()
     }
     return withinLimit(tracer.result(outcome.result), task.options.maxBytes)
   }
@@ -363,6 +361,7 @@ export class ExecEngine {
     gasLimit: bigint,
     accessList?: ExecAccessListItem[],
     reportAccessList = false,
+    tracer?: TxTracer,
   ): Promise<Outcome> {
     const args = task.args
     const feeError = feeCheck(args, block.header.baseFeePerGas ?? 0n)
@@ -371,6 +370,16 @@ export class ExecEngine {
     const tx = this.buildTx(s.vm.common, args, gasLimit, args.nonce ?? account.nonce, accessList)
     const gasError = gasLimitCheck(gasLimit, { intrinsic: tx.getIntrinsicGas(), minimum: tx.getMinimumGasLimit() })
     if (gasError !== undefined) throw gasError
+    if (tracer?.begin !== undefined) {
+      await tracer.begin({
+        stateManager: s.sm,
+        from: addressOf(args.from ?? DEFAULT_SENDER),
+        to: tx.to,
+        nonce: tx.nonce,
+        coinbase: block.header.coinbase,
+        authorities: authoritiesOf((tx as { authorizationList?: EOACode7702AuthorizationListBytesItem[] }).authorizationList),
+      })
+    }
     await s.vm.evm.journal.checkpoint()
     let result: RunTxResult
     try {
@@ -384,7 +393,17 @@ export class ExecEngine {
         keelSkipSenderCodeCheck: true,
         reportAccessList,
       }
-      result = await runTx(s.vm, opts)
+      if (tracer === undefined) {
+        result = await runTx(s.vm, opts)
+      } else {
+        tracer.attach(s.vm.evm as EVM)
+        try {
+          result = await runTx(s.vm, opts)
+        } finally {
+          tracer.detach()
+        }
+        await tracer.end?.(s.sm)
+      }
     } catch (err) {
       // a tracer's stop (debug_traceCall) is not the call's
       if (err instanceof TraceTimeout || err instanceof TraceTooLarge) throw err

@@ -113,7 +113,7 @@ export interface SimulateTask {
  * How debug_trace* reports an execution (geth's TraceConfig): the default struct logger (every opcode
  * step) or a named native tracer, and the time the trace may take.
  */
-export type TracerName = 'structLogger' | 'callTracer' | '4byteTracer' | 'noopTracer'
+export type TracerName = 'structLogger' | 'callTracer' | 'prestateTracer' | '4byteTracer' | 'noopTracer'
 
 export interface TraceOptions {
   tracer: TracerName
@@ -131,6 +131,8 @@ export interface TraceOptions {
   // callTracer's tracerConfig
   onlyTopCall: boolean
   withLog: boolean
+  /** prestateTracer's tracerConfig */
+  prestate: { diffMode: boolean; disableCode: boolean; disableStorage: boolean }
 }
 
 /**

@@ -9,10 +9,14 @@ import { fieldsOf, fieldTypeError, goFields, isAbsent, isObject, jsonKind } from
 /** geth's defaultTraceTimeout. */
 const DEFAULT_TIMEOUT_MS = 5_000
 
-const NATIVE_TRACERS: ReadonlySet<string> = new Set(['callTracer', '4byteTracer', 'noopTracer'])
+const NATIVE_TRACERS: ReadonlySet<string> = new Set(['callTracer', 'prestateTracer', '4byteTracer', 'noopTracer'])
 
 const TRACE_FIELDS = fieldsOf('tracer', 'timeout', 'reexec', 'tracerConfig', 'enableMemory', 'disableStack', 'disableStorage', 'enableReturnData', 'debug', 'limit', 'overrides')
-const CALL_TRACER_FIELDS = fieldsOf('onlyTopCall', 'withLog')
+/** each native tracer's tracerConfig: its fields (all bool) and geth's Go type name */
+const TRACER_CONFIGS: Record<string, { type: string; fields: readonly string[] }> = {
+  callTracer: { type: 'callTracerConfig', fields: ['onlyTopCall', 'withLog'] },
+  prestateTracer: { type: 'prestateTracerConfig', fields: ['diffMode', 'disableCode', 'disableStorage'] },
+}
 
 /** The options of argument `arg` (absent or null: the struct logger with geth's defaults). */
 export function traceOptions(v: unknown, arg: number, struct: 'TraceConfig' | 'TraceCallConfig', limits: { maxTimeoutMs: number; maxBytes: number }): TraceOptions {
@@ -28,6 +32,7 @@ export function traceOptions(v: unknown, arg: number, struct: 'TraceConfig' | 'T
     limit: 0,
     onlyTopCall: false,
     withLog: false,
+    prestate: { diffMode: false, disableCode: false, disableStorage: false },
   }
   if (isAbsent(v)) return options
   if (!isObject(v)) throw invalidParams(`invalid argument ${arg}: json: cannot unmarshal ${jsonKind(v)} into Go value of type tracers.${struct}`)
@@ -60,15 +65,23 @@ export function traceOptions(v: unknown, arg: number, struct: 'TraceConfig' | 'T
     const ms = goDurationMs(f.timeout)
     options.timeoutMs = Math.max(0, Math.min(ms, maxTimeoutMs))
   }
-  if (options.tracer === 'callTracer' && !isAbsent(f.tracerConfig)) {
+  const tracerConfig = TRACER_CONFIGS[options.tracer]
+  if (tracerConfig !== undefined && !isAbsent(f.tracerConfig)) {
     const config = f.tracerConfig
-    if (!isObject(config)) throw serverError(`json: cannot unmarshal ${jsonKind(config)} into Go value of type native.callTracerConfig`)
-    const c = goFields(config, CALL_TRACER_FIELDS)
-    for (const name of ['onlyTopCall', 'withLog'] as const) {
+    if (!isObject(config)) throw serverError(`json: cannot unmarshal ${jsonKind(config)} into Go value of type native.${tracerConfig.type}`)
+    const c = goFields(config, fieldsOf(...tracerConfig.fields))
+    const flags: Record<string, boolean> = {}
+    for (const name of tracerConfig.fields) {
       const value = c[name]
       if (isAbsent(value)) continue
-      if (typeof value !== 'boolean') throw serverError(`json: cannot unmarshal ${jsonKind(value)} into Go struct field callTracerConfig.${name} of type bool`)
-      options[name] = value
+      if (typeof value !== 'boolean') throw serverError(`json: cannot unmarshal ${jsonKind(value)} into Go struct field ${tracerConfig.type}.${name} of type bool`)
+      flags[name] = value
+    }
+    if (options.tracer === 'callTracer') {
+      options.onlyTopCall = flags.onlyTopCall ?? false
+      options.withLog = flags.withLog ?? false
+    } else {
+      options.prestate = { diffMode: flags.diffMode ?? false, disableCode: flags.disableCode ?? false, disableStorage: flags.disableStorage ?? false }
     }
   }
   return options
@@ -77,7 +90,7 @@ export function traceOptions(v: unknown, arg: number, struct: 'TraceConfig' | 'T
 function tracerNamed(name: string): TracerName {
   if (name === '') return 'structLogger'
   if (NATIVE_TRACERS.has(name)) return name as TracerName
-  throw serverError(`tracer ${JSON.stringify(name)} is not supported: Keel runs callTracer, 4byteTracer, noopTracer and, with no tracer named, the struct logger (JavaScript tracers are not supported)`)
+  throw serverError(`tracer ${JSON.stringify(name)} is not supported: Keel runs callTracer, prestateTracer, 4byteTracer, noopTracer and, with no tracer named, the struct logger (JavaScript tracers are not supported)`)
 }
 
 const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }

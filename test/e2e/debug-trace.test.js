@@ -243,6 +243,47 @@ test('struct logger: a view result is the return value, without 0x', async () =>
   assert.equal(result.returnValue, `${geth ? '' : '0x'}${7n.toString(16).padStart(64, '0')}`)
 })
 
+test('prestateTracer: the accounts and slots a transaction reached, as they were before it; diffMode: what it changed', async () => {
+  const receipt = sent.callSet
+  const slot0 = `0x${'0'.repeat(64)}`
+  const from = lower(wallet.address)
+  const storageAddress = lower(await storage.getAddress())
+  const callerAddress = lower(await caller.getAddress())
+  const block = await provider.getBlock(receipt.blockNumber)
+  const nonce = (await provider.getTransaction(receipt.hash)).nonce
+  const pre = await trace(receipt.hash, { tracer: 'prestateTracer' })
+  assert.deepEqual(Object.keys(pre).sort(), [block.miner.toLowerCase(), callerAddress, storageAddress, from].sort())
+  assert.equal(pre[from].nonce, nonce)
+  assert.equal(BigInt(pre[from].balance), await provider.getBalance(wallet.address, receipt.blockNumber - 1))
+  assert.equal(pre[callerAddress].code, Caller.deployedBytecode)
+  assert.deepEqual(pre[storageAddress].storage, { [slot0]: slot0 }, 'slot 0 before the transaction set it')
+  assert.equal('storage' in pre[callerAddress], false)
+
+  const { pre: before, post: after } = await trace(receipt.hash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } })
+  assert.deepEqual(after[storageAddress], { storage: { [slot0]: `0x${'0'.repeat(63)}7` } })
+  // the slot was empty before: left out of pre, as geth leaves empty slots out
+  assert.equal(before[storageAddress].storage, undefined)
+  assert.equal(after[from].nonce, nonce + 1)
+  assert.equal(BigInt(after[from].balance), await provider.getBalance(wallet.address, receipt.blockNumber))
+  assert.equal(after[callerAddress], undefined, 'the caller changed nothing')
+  assert.equal(before[callerAddress], undefined)
+
+  // a contract the transaction created was nothing before it: not in pre (geth; anvil lists it empty)
+  if (geth) {
+    const created = (await callTrace('create')).calls[0].to
+    const createPre = await trace(sent.create.hash, { tracer: 'prestateTracer' })
+    assert.equal(createPre[created], undefined)
+    const createDiff = await trace(sent.create.hash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } })
+    assert.equal(createDiff.post[created].code, Storage.deployedBytecode)
+    assert.deepEqual(createDiff.post[created].storage, { [slot0]: `0x${'0'.repeat(62)}0b` })
+  }
+  // the same from debug_traceCall, with disableCode
+  const request = { from: wallet.address, to: await caller.getAddress(), data: callerAbi.encodeFunctionData('callSet', [await storage.getAddress(), 3n]) }
+  const callPre = await rpcResult(node.url, 'debug_traceCall', [request, 'latest', { tracer: 'prestateTracer', tracerConfig: { disableCode: true } }])
+  assert.equal(callPre[callerAddress].code, undefined)
+  assert.deepEqual(callPre[storageAddress].storage, { [slot0]: `0x${'0'.repeat(63)}7` })
+})
+
 test('4byteTracer and noopTracer', async () => {
   const fourByte = await trace(sent.callSet.hash, { tracer: '4byteTracer' })
   const callSet = callerAbi.getFunction('callSet').selector

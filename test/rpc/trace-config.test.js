@@ -52,6 +52,7 @@ test('defaults: the struct logger with stack and storage, 5 s, no limit', () => 
     limit: 0,
     onlyTopCall: false,
     withLog: false,
+    prestate: { diffMode: false, disableCode: false, disableStorage: false },
   }
   assert.deepEqual(traceOptions(undefined, 1, 'TraceConfig', LIMITS), expected)
   assert.deepEqual(traceOptions(null, 1, 'TraceConfig', LIMITS), expected)
@@ -79,6 +80,10 @@ test("native tracers, callTracer's tracerConfig (ignored for the others)", () =>
   const call = traceOptions({ tracer: 'callTracer', tracerConfig: { onlyTopCall: true, WithLog: true } }, 1, 'TraceConfig', LIMITS)
   assert.deepEqual([call.tracer, call.onlyTopCall, call.withLog], ['callTracer', true, true])
   assert.equal(traceOptions({ tracer: '4byteTracer', tracerConfig: { withLog: true } }, 1, 'TraceConfig', LIMITS).withLog, false)
+  const prestate = traceOptions({ tracer: 'prestateTracer', disableStorage: true, tracerConfig: { DiffMode: true, disableCode: true } }, 1, 'TraceConfig', LIMITS)
+  // the top-level disableStorage is the struct logger's; the prestate tracer has its own
+  assert.deepEqual(prestate.prestate, { diffMode: true, disableCode: true, disableStorage: false })
+  rejects(() => traceOptions({ tracer: 'prestateTracer', tracerConfig: { diffMode: 'yes' } }, 1, 'TraceConfig', LIMITS), 'json: cannot unmarshal string into Go struct field prestateTracerConfig.diffMode of type bool', -32000)
 })
 
 test("what is refused, in geth's words and codes", () => {
@@ -88,7 +93,7 @@ test("what is refused, in geth's words and codes", () => {
   rejects(() => traceOptions({ tracer: 7 }, 1, 'TraceConfig', LIMITS), 'invalid argument 1: json: cannot unmarshal number into Go struct field TraceConfig.tracer of type string', -32602)
   rejects(() => traceOptions({ timeout: 5 }, 1, 'TraceConfig', LIMITS), 'invalid argument 1: json: cannot unmarshal number into Go struct field TraceConfig.timeout of type string', -32602)
   rejects(() => traceOptions({ timeout: '5' }, 1, 'TraceConfig', LIMITS), 'time: missing unit in duration "5"', -32000)
-  rejects(() => traceOptions({ tracer: 'prestateTracer' }, 1, 'TraceConfig', LIMITS), /^tracer "prestateTracer" is not supported: /, -32000)
+  rejects(() => traceOptions({ tracer: 'flatCallTracer' }, 1, 'TraceConfig', LIMITS), /^tracer "flatCallTracer" is not supported: /, -32000)
   rejects(() => traceOptions({ tracer: '{step: function() {}}' }, 1, 'TraceConfig', LIMITS), /JavaScript tracers are not supported/, -32000)
   rejects(() => traceOptions({ tracer: 'callTracer', tracerConfig: { onlyTopCall: 1 } }, 1, 'TraceConfig', LIMITS), 'json: cannot unmarshal number into Go struct field callTracerConfig.onlyTopCall of type bool', -32000)
   rejects(() => traceOptions({ tracer: 'callTracer', tracerConfig: [] }, 1, 'TraceConfig', LIMITS), 'json: cannot unmarshal array into Go value of type native.callTracerConfig', -32000)

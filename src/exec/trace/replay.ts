@@ -15,6 +15,7 @@ import type { EVM } from '@ethereumjs/evm'
 import { createTxFromRLP } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+import type { EOACode7702AuthorizationListBytesItem } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
 import type { ChainLevel } from '../../chain/store/level.js'
@@ -27,7 +28,7 @@ import { cleanRunTxError } from '../precheck.js'
 import { scratchVM } from '../scratch-vm.js'
 import type { TraceBlockTask } from '../types.js'
 import { createTracer } from './tracers.js'
-import { Deadline, TraceTimeout, traceTimeoutError, TraceTooLarge } from './tracer.js'
+import { authoritiesOf, Deadline, TraceTimeout, traceTimeoutError, TraceTooLarge } from './tracer.js'
 
 export interface ReplayContext {
   common: Common
@@ -69,10 +70,20 @@ export async function traceBlock(ctx: ReplayContext, task: TraceBlockTask, budge
     }
     budget.check()
     const tracer = createTracer(task.options, tx.gasLimit, Deadline.earliest(budget, task.options.timeoutMs))
+    await tracer.begin?.({
+      stateManager: vm.stateManager,
+      from: tx.getSenderAddress(),
+      to: tx.to,
+      nonce: tx.nonce,
+      coinbase: header.coinbase,
+      authorities: authoritiesOf((tx as { authorizationList?: EOACode7702AuthorizationListBytesItem[] }).authorizationList),
+    })
     tracer.attach(vm.evm as EVM)
     let result: RunTxResult
     try {
       result = await run(vm, tx, block, gasUsed)
+      tracer.detach()
+      await tracer.end?.(vm.stateManager)
     } catch (err) {
       if (!(err instanceof TraceTimeout)) throw err
       budget.check()

@@ -4,7 +4,10 @@
 // report, so a tracer that needs them runs the EVM on a copy of its opcode table with those handlers
 // wrapped (as sim-log-tracer.ts does), and puts the original back when it detaches.
 
+import type { StateManagerInterface } from '@ethereumjs/common'
 import type { EVM } from '@ethereumjs/evm'
+import { eoaCode7702RecoverAuthority } from '@ethereumjs/util'
+import type { Address, EOACode7702AuthorizationListBytesItem, EOACode7702AuthorizationListItem } from '@ethereumjs/util'
 import { bytesToHex } from '@ethereumjs/util'
 import type { RunTxResult } from '@ethereumjs/vm'
 import { serverError } from '../../rpc/errors.js'
@@ -14,8 +17,38 @@ export interface TxTracer {
   attach(evm: EVM): void
   /** leaves `evm` as attach found it */
   detach(): void
+  /** before the transaction runs: the state it starts from (the tracers that read state) */
+  begin?(start: TxStart): Promise<void>
+  /** once it has run, before the state is rolled back or moves on: the state it left */
+  end?(stateManager: StateManagerInterface): Promise<void>
   /** the trace of the transaction runTx just ran, as JSON text */
   result(run: RunTxResult): string
+}
+
+/** What a transaction about to run names, for TxTracer.begin. */
+export interface TxStart {
+  stateManager: StateManagerInterface
+  from: Address
+  /** undefined: a creation */
+  to: Address | undefined
+  /** the sender's nonce, which a creation's address comes from */
+  nonce: bigint
+  coinbase: Address
+  /** EIP-7702 authorities the transaction names */
+  authorities: Address[]
+}
+
+/** The EIP-7702 authorities of an authorization list; one whose signature does not recover is skipped, as geth skips it. */
+export function authoritiesOf(list: readonly (EOACode7702AuthorizationListItem | EOACode7702AuthorizationListBytesItem)[] | undefined): Address[] {
+  const out: Address[] = []
+  for (const item of list ?? []) {
+    try {
+      out.push(eoaCode7702RecoverAuthority(item))
+    } catch {
+      // not a valid signature: the transaction's processing skips it too
+    }
+  }
+  return out
 }
 
 /** Thrown from inside the EVM when a trace runs past its time: runTx gives it back as it is. */

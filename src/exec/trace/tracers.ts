@@ -3,6 +3,7 @@
 import type { TraceOptions } from '../types.js'
 import { CallTracer } from './call-tracer.js'
 import { FourByteTracer } from './four-byte-tracer.js'
+import { PrestateTracer } from './prestate-tracer.js'
 import { StructLogger } from './struct-logger.js'
 import type { Deadline, TxTracer } from './tracer.js'
 
@@ -19,5 +20,7 @@ export function createTracer(options: TraceOptions, gasLimit: bigint, deadline: 
       return new FourByteTracer(deadline)
     case 'noopTracer':
       return NOOP
+    case 'prestateTracer':
+      return new PrestateTracer(options.prestate, deadline)
   }
 }
