@@ -17,19 +17,10 @@ import type { HaltError } from '../halt-message.js'
 import { decodeRevertReason } from '../revert.js'
 import { wrapOpcodes } from './tracer.js'
 import type { Deadline, OpRunState, TxTracer } from './tracer.js'
+import { CALL, CALL_STIPEND, CALLCODE, CREATE, CREATE2, DELEGATECALL, LOG0, LOG4, SELFDESTRUCT, STATICCALL } from './opcodes.js'
 
-const CREATE = 0xf0
-const CALL = 0xf1
-const CALLCODE = 0xf2
-const DELEGATECALL = 0xf4
-const CREATE2 = 0xf5
-const STATICCALL = 0xfa
-const SELFDESTRUCT = 0xff
-const LOG0 = 0xa0
-const LOG4 = 0xa4
 /** @ethereumjs's stackLimit: a frame this deep starts no call */
 const MAX_DEPTH = 1024
-const CALL_STIPEND = 2300n
 const EMPTY = new Uint8Array(0)
 
 const TYPE_NAMES: Record<number, string> = {

@@ -16,20 +16,7 @@ import { Address, bigIntToBytes, bytesToHex, createAddressFromString, createCont
 import type { StateManagerInterface } from '@ethereumjs/common'
 import { quantity } from '../../rpc/hex.js'
 import type { Deadline, TxStart, TxTracer } from './tracer.js'
-
-const SLOAD = 0x54
-const SSTORE = 0x55
-const BALANCE = 0x31
-const EXTCODESIZE = 0x3b
-const EXTCODECOPY = 0x3c
-const EXTCODEHASH = 0x3f
-const SELFDESTRUCT = 0xff
-const CREATE = 0xf0
-const CALL = 0xf1
-const CALLCODE = 0xf2
-const DELEGATECALL = 0xf4
-const CREATE2 = 0xf5
-const STATICCALL = 0xfa
+import { BALANCE, CALL, CALLCODE, CREATE, CREATE2, DELEGATECALL, EXTCODECOPY, EXTCODEHASH, EXTCODESIZE, SELFDESTRUCT, SLOAD, SSTORE, STATICCALL } from './opcodes.js'
 
 const ZERO_WORD = `0x${'0'.repeat(64)}`
 const MEMORY_PAD_LIMIT = 1024 * 1024

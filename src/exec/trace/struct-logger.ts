@@ -16,11 +16,9 @@ import type { HaltError } from '../halt-message.js'
 import { hexDigits, TraceTooLarge } from './tracer.js'
 import type { Deadline, TxTracer } from './tracer.js'
 import type { TraceOptions } from '../types.js'
+import { CALL_STIPEND, SLOAD, SSTORE } from './opcodes.js'
 
 const CALLS = new Set(['CALL', 'CALLCODE', 'DELEGATECALL', 'STATICCALL'])
-const CALL_STIPEND = 2300n
-const SLOAD = 0x54
-const SSTORE = 0x55
 
 /** The halts geth finds before an opcode runs, which it reports on that opcode's entry. */
 const BEFORE_RUN = new Set(['out of gas', 'stack underflow', 'stack overflow', 'value overflow'])
