@@ -232,8 +232,16 @@ test('struct logger options: memory as 32-byte words, no stack, no storage, a li
   if (geth) assert.ok(withMemory.some((l) => l.memory.length > 2))
   for (const l of withMemory) for (const w of l.memory) assert.equal(w, word(w.replace(/^0x/, '')).toLowerCase())
   for (const l of withMemory) for (const w of l.memory) assert.match(w.replace(/^0x/, ''), /^[0-9a-f]{64}$/)
-  // geth's limit on the steps recorded (anvil records them all)
-  if (geth) assert.equal((await trace(hash, { limit: 5 })).structLogs.length, 5)
+  // geth's limit on the steps recorded (anvil records them all); a CALL that is the last step recorded
+  // still costs the gas it gives, and no later step's cost or error lands on an earlier entry
+  if (geth) {
+    assert.equal((await trace(hash, { limit: 5 })).structLogs.length, 5)
+    // mixed: a CALL, then a STATICCALL to a precompile, a CREATE2 and another CALL past the limit
+    const full = (await trace(sent.mixed.hash)).structLogs
+    const call = full.findIndex((l) => l.op === 'CALL')
+    assert.deepEqual((await trace(sent.mixed.hash, { limit: call + 1 })).structLogs, full.slice(0, call + 1))
+    assert.deepEqual((await trace(sent.mixed.hash, { limit: call + 3 })).structLogs, full.slice(0, call + 3))
+  }
   const plain = await trace(sent.transfer.hash)
   if (geth) assert.deepEqual(plain, { gas: 21000, failed: false, returnValue: '', structLogs: [] })
 })

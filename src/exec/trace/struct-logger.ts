@@ -39,8 +39,10 @@ interface Entry {
 
 interface Frame {
   depth: number
-  /** the index of this frame's last entry, -1 before its first */
+  /** the index of this frame's last step's entry; -1 before its first, or when that step was not recorded */
   lastEntry: number
+  /** the entry of a call the frame just made, whose cost waits for the gas its message is given */
+  pendingCall: Entry | undefined
   /** what RETURNDATASIZE reads: the output of the frame's last call */
   returnData: Uint8Array
 }
@@ -101,14 +103,15 @@ export class StructLogger implements TxTracer {
 
   private enter(message: Message): void {
     const caller = this.frames[this.frames.length - 1]
-    const step = caller === undefined || caller.lastEntry < 0 ? undefined : this.entries[caller.lastEntry]
+    const call = caller?.pendingCall
     // geth's cost of a call includes the gas it gives (its callGasTemp); the callee starts with that and,
     // for a CALL or CALLCODE with value, the stipend
-    if (step !== undefined && CALLS.has(step.op)) {
-      const stipend = message.value > 0n && (step.op === 'CALL' || step.op === 'CALLCODE') ? CALL_STIPEND : 0n
-      step.cost += message.gasLimit - stipend
+    if (call !== undefined) {
+      const stipend = message.value > 0n && (call.op === 'CALL' || call.op === 'CALLCODE') ? CALL_STIPEND : 0n
+      call.cost += message.gasLimit - stipend
+      caller!.pendingCall = undefined
     }
-    this.frames.push({ depth: message.depth + 1, lastEntry: -1, returnData: EMPTY })
+    this.frames.push({ depth: message.depth + 1, lastEntry: -1, pendingCall: undefined, returnData: EMPTY })
   }
 
   private exit(result: EVMResult): void {
@@ -132,7 +135,14 @@ export class StructLogger implements TxTracer {
     this.deadline.check()
     const limit = this.options.limit
     const frame = this.frames[this.frames.length - 1]
-    if ((limit !== 0 && this.entries.length >= limit) || frame === undefined) {
+    if (frame === undefined) {
+      resolve()
+      return
+    }
+    if (limit !== 0 && this.entries.length >= limit) {
+      // past the limit: this step has no entry, for an error or a call's gas to land on
+      frame.lastEntry = -1
+      frame.pendingCall = undefined
       resolve()
       return
     }
@@ -193,8 +203,7 @@ export class StructLogger implements TxTracer {
     if (step.gasRefund > 0n) text += `,"refund":${step.gasRefund}`
     this.bytes += text.length + 80
     if (this.options.maxBytes > 0 && this.bytes > this.options.maxBytes) throw new TraceTooLarge(this.options.maxBytes)
-    frame.lastEntry = this.entries.length
-    this.entries.push({
+    const entry: Entry = {
       pc: step.pc,
       op: GETH_NAMES[name] ?? name,
       gas: step.gasLeft,
@@ -202,7 +211,10 @@ export class StructLogger implements TxTracer {
       depth: frame.depth,
       error: undefined,
       tail: text,
-    })
+    }
+    frame.lastEntry = this.entries.length
+    frame.pendingCall = CALLS.has(entry.op) ? entry : undefined
+    this.entries.push(entry)
   }
 }
 
