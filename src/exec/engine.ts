@@ -8,8 +8,8 @@ import { Hardfork } from '@ethereumjs/common'
 import { getCalldataFloorGas, paramsTx } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Account, Address, bytesToHex, hexToBytes } from '@ethereumjs/util'
-import type { EOACode7702AuthorizationListBytesItem, PrefixedHexString } from '@ethereumjs/util'
-import type { EVM } from '@ethereumjs/evm'
+import type { PrefixedHexString } from '@ethereumjs/util'
+import type { EVM, EVMMockBlockchainInterface } from '@ethereumjs/evm'
 import { createVM, runTx } from '@ethereumjs/vm'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
 import type { ChainLevel } from '../chain/store/level.js'
@@ -35,7 +35,7 @@ import { DEFAULT_SENDER } from './types.js'
 import type { CallSpec, CallTask, ExecAccessListItem, ExecBlock, ExecCallArgs, ExecLimits, ExecResult, ExecTask, SimulateTask, TraceCallTask } from './types.js'
 import { traceBlock } from './trace/replay.js'
 import { createTracer } from './trace/tracers.js'
-import { authoritiesOf, Deadline, TraceTimeout, traceTimeoutError, TraceTooLarge, withinLimit } from './trace/tracer.js'
+import { Deadline, TraceTimeout, traceTimeoutError, TraceTooLarge, txStart, withinLimit } from './trace/tracer.js'
 import type { TxTracer } from './trace/tracer.js'
 import { simulate } from './simulate.js'
 import { scratchVM } from './scratch-vm.js'
@@ -117,6 +117,8 @@ export class ExecEngine {
   private readonly sessions = new Map<string, Session>()
   private queue: Promise<unknown> = Promise.resolve()
   private readonly reader: StateReader
+  /** BLOCKHASH's answers for every VM the engine makes: the canonical hashes in the chain database */
+  private readonly canonicalHashes: EVMMockBlockchainInterface
 
   constructor(
     private readonly common: Common,
@@ -126,6 +128,7 @@ export class ExecEngine {
   ) {
     // a decoded branch weighs ~1.9 KiB: 16 MiB holds the top four levels of a million-account trie (4,369 branches)
     this.reader = new StateReader(common, level, { nodeCacheBytes: 16 << 20, slots: 64_000, maxOpenRoots: 4, syncReads: opts.syncReads })
+    this.canonicalHashes = blockHashSource((n) => level.get(Keys.canonicalHash(n)))
   }
 
   /** How many writes the call path attempted against the DB (must stay 0). */
@@ -178,7 +181,7 @@ export class ExecEngine {
         case 'simulate':
           return { ok: true, kind: 'simulate', json: await this.simulate(task) }
         case 'traceBlock':
-          return { ok: true, kind: 'trace', json: await traceBlock({ common: this.common, level: this.level, trieDb: this.reader.trieDb }, task, this.traceBudget()) }
+          return { ok: true, kind: 'trace', json: await traceBlock({ common: this.common, trieDb: this.reader.trieDb, blockchain: this.canonicalHashes }, task, this.traceBudget()) }
         case 'traceCall':
           return { ok: true, kind: 'trace', json: await this.traceCall(task) }
       }
@@ -211,9 +214,7 @@ export class ExecEngine {
     const gas = this.callGas(task)
     const deadline = Deadline.earliest(this.traceBudget(), task.options.timeoutMs)
     const common = this.common.copy()
-    const level = this.level
-    const root = hexToBytes(task.block.stateRoot as `0x${string}`)
-    const vm = await scratchVM(this.reader.trieDb, common, root, blockHashSource((n) => level.get(Keys.canonicalHash(n))))
+    const vm = await scratchVM(this.reader.trieDb, common, hexToBytes(task.block.stateRoot as `0x${string}`), this.canonicalHashes)
     const s: Session = { sm: vm.stateManager as FixedMerkleStateManager, vm }
     const block = this.makeBlock(common, task, paysFee(task.args))
     const precompiles = touchesPrecompiles(vm.evm, task.stateOverrides) ? ownPrecompileTable(vm.evm) : undefined
@@ -233,9 +234,7 @@ export class ExecEngine {
     let session = this.sessions.get(root)
     if (session !== undefined) return session
     const sm = await this.reader.at(hexToBytes(root as `0x${string}`))
-    const level = this.level
-    const blockchain = blockHashSource((n) => level.get(Keys.canonicalHash(n)))
-    const vm = await createVM({ common: this.common.copy(), stateManager: sm, blockchain })
+    const vm = await createVM({ common: this.common.copy(), stateManager: sm, blockchain: this.canonicalHashes })
     // zero-value frames skip the unchanged account writes (patched evm.js): only for calls, whose state is
     // thrown away; the producer keeps the stock path, where the touch matters to EIP-161's cleanup
     ;(vm.evm as typeof vm.evm & { keelSkipZeroValueTouch?: boolean }).keelSkipZeroValueTouch = true
@@ -370,16 +369,7 @@ export class ExecEngine {
     const tx = this.buildTx(s.vm.common, args, gasLimit, args.nonce ?? account.nonce, accessList)
     const gasError = gasLimitCheck(gasLimit, { intrinsic: tx.getIntrinsicGas(), minimum: tx.getMinimumGasLimit() })
     if (gasError !== undefined) throw gasError
-    if (tracer?.begin !== undefined) {
-      await tracer.begin({
-        stateManager: s.sm,
-        from: addressOf(args.from ?? DEFAULT_SENDER),
-        to: tx.to,
-        nonce: tx.nonce,
-        coinbase: block.header.coinbase,
-        authorities: authoritiesOf((tx as { authorizationList?: EOACode7702AuthorizationListBytesItem[] }).authorizationList),
-      })
-    }
+    if (tracer?.begin !== undefined) await tracer.begin(txStart(tx, s.sm, block.header.coinbase))
     await s.vm.evm.journal.checkpoint()
     let result: RunTxResult
     try {
@@ -750,12 +740,12 @@ function isMessage(a: ExecCallArgs): boolean {
   return a.to !== undefined && a.to !== null && a.authorizationList === undefined
 }
 
-/** A message that pays no fee: see plainCall. */
 /** A call that names no fee pays none (geth's NoBaseFee): it runs against a zero base fee. */
 function paysFee(a: ExecCallArgs): boolean {
   return (a.gasPrice ?? 0n) > 0n || (a.maxFeePerGas ?? 0n) > 0n
 }
 
+/** A message that pays no fee: see plainCall. */
 function isPlainMessage(a: ExecCallArgs): boolean {
   return isMessage(a) && (a.gasPrice ?? 0n) === 0n && (a.maxFeePerGas ?? 0n) === 0n && (a.maxPriorityFeePerGas ?? 0n) === 0n
 }

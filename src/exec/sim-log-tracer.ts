@@ -13,6 +13,7 @@ import type { EVMInterface, EVMResult, Message } from '@ethereumjs/evm'
 import { bigIntToBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
 import type { StoredLog } from '../chain/receipts.js'
+import { stackAddress } from './trace/tracer.js'
 
 /** ERC-7528: the address that stands for the native currency. */
 const NATIVE_ASSET = hexToBytes('0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee')
@@ -84,7 +85,7 @@ export class SimulationLogTracer {
       table[SELFDESTRUCT] = {
         ...destruct,
         opHandler: async (runState, common) => {
-          const beneficiary = setLengthLeft(bigIntToBytes(runState.stack.peek(1)[0]), 20)
+          const beneficiary = stackAddress(runState.stack.peek(1)[0]).bytes
           const env = runState.interpreter._env
           const balance = env.contract.balance
           // before the handler: it ends the frame by throwing STOP (once it runs, the opcode succeeds)

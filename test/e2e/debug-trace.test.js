@@ -184,6 +184,19 @@ test('callTracer: a CALL with value, a precompile, CREATE2, a failed frame whose
   assert.ok(steps[call].gasCost > Number(send.gas) - 2300, 'its cost holds the gas it gives, not the stipend')
 })
 
+test('an address with high bits set above its 20 bytes is the address the EVM reads: its low 20 bytes', async () => {
+  // runtime: PUSH32 (12 bytes of 0xff, then 0x…ee) SELFDESTRUCT; init code copies it out and returns it
+  const word = `${'ff'.repeat(12)}${'00'.repeat(19)}ee`
+  const runtime = `7f${word}ff`
+  const deployed = await (await wallet.sendTransaction({ data: `0x6022600c60003960226000f3${runtime}` })).wait()
+  const paid = await (await wallet.sendTransaction({ to: deployed.contractAddress, value: 7n, gasLimit: 100_000n })).wait()
+  const top = await trace(paid.hash, { tracer: 'callTracer' })
+  assert.equal(top.calls[0].type, 'SELFDESTRUCT')
+  assert.equal(top.calls[0].to, `0x${'00'.repeat(19)}ee`)
+  const pre = await trace(paid.hash, { tracer: 'prestateTracer' })
+  assert.ok(`0x${'00'.repeat(19)}ee` in pre, Object.keys(pre).join(' '))
+})
+
 test('callTracer: a plain transfer is one CALL frame of 21,000 gas', async () => {
   const top = await trace(sent.transfer.hash, { tracer: 'callTracer' })
   assert.equal(top.type, 'CALL')

@@ -927,6 +927,18 @@ test('traceTransfers: every ETH move is a Transfer log from 0xeeee…eeee, in ex
   assert.deepEqual(plain.calls.map((call) => call.status), ['0x1', '0x1', '0x1'])
 })
 
+test('traceTransfers: a SELFDESTRUCT to a stack word with bits above its 20 bytes pays the address the EVM reads', async () => {
+  // PUSH32 (12 bytes of 0xff, then Z's 20 bytes) SELFDESTRUCT
+  const dirty = `0x7f${'ff'.repeat(12)}${Z.slice(2)}ff`
+  const [block] = await simulate({
+    traceTransfers: true,
+    blockStateCalls: [{ stateOverrides: { [X]: { balance: q(parseEther('1')) }, [C.forwarder]: { code: dirty, balance: q(9n) } }, calls: [{ from: X, to: C.forwarder }] }],
+  })
+  assert.equal(block.calls[0].status, '0x1')
+  const shape = (logs) => logs.map(({ address, topics, data }) => ({ address: lower(address), topics, data }))
+  assert.deepEqual(shape(block.calls[0].logs), [{ address: ethAddress, topics: [TRANSFER_TOPIC, word(C.forwarder), word(Z)], data: word(9n) }])
+})
+
 test('returnFullTransactions: transaction objects with from, nonce, block fields; same hashes as without it', async () => {
   const payload = (returnFullTransactions) => ({
     returnFullTransactions,

@@ -15,7 +15,7 @@ import { quantity } from '../../rpc/hex.js'
 import { haltMessage } from '../halt-message.js'
 import type { HaltError } from '../halt-message.js'
 import { decodeRevertReason } from '../revert.js'
-import { wrapOpcodes } from './tracer.js'
+import { listen, stackAddress, wrapOpcodes } from './tracer.js'
 import type { Deadline, OpRunState, TxTracer } from './tracer.js'
 import { CALL, CALL_STIPEND, CALLCODE, CREATE, CREATE2, DELEGATECALL, LOG0, LOG4, SELFDESTRUCT, STATICCALL } from './opcodes.js'
 
@@ -62,10 +62,8 @@ export class CallTracer implements TxTracer {
   private pendingOp = CALL
   /** messages started so far: a call's handler that started none failed before its frame */
   private entered = 0
-  private restore: (() => void) | undefined
-  private evm: EVM | undefined
-  private readonly onEnter = (message: Message) => this.enter(message)
-  private readonly onExit = (result: EVMResult) => this.exit(result)
+  /** puts the EVM's opcode table and listeners back as attach found them */
+  private release: (() => void) | undefined
 
   constructor(
     private readonly gasLimit: bigint,
@@ -75,10 +73,9 @@ export class CallTracer implements TxTracer {
   ) {}
 
   attach(evm: EVM): void {
-    this.evm = evm
     const ops = [CREATE, CALL, CALLCODE, DELEGATECALL, CREATE2, STATICCALL, SELFDESTRUCT]
     if (this.withLog) for (let op = LOG0; op <= LOG4; op++) ops.push(op)
-    this.restore = wrapOpcodes(evm, ops, (op, run) => {
+    const restore = wrapOpcodes(evm, ops, (op, run) => {
       if (op >= LOG0 && op <= LOG4) {
         return (runState, common) => {
           run(runState, common)
@@ -101,16 +98,16 @@ export class CallTracer implements TxTracer {
         if (attempt !== undefined && this.entered === entered && frame !== undefined && !this.onlyTopCall) frame.calls.push(attempt)
       }
     })
-    evm.events.on('beforeMessage', this.onEnter)
-    evm.events.on('afterMessage', this.onExit)
+    const unlisten = listen(evm, { beforeMessage: (message) => this.enter(message), afterMessage: (result) => this.exit(result) })
+    this.release = () => {
+      restore()
+      unlisten()
+    }
   }
 
   detach(): void {
-    this.restore?.()
-    this.restore = undefined
-    this.evm?.events.off('beforeMessage', this.onEnter)
-    this.evm?.events.off('afterMessage', this.onExit)
-    this.evm = undefined
+    this.release?.()
+    this.release = undefined
   }
 
   result(run: RunTxResult): string {
@@ -194,7 +191,7 @@ export class CallTracer implements TxTracer {
     return {
       type: op,
       from: env.address.toString(),
-      to: create ? undefined : `0x${items[1].toString(16).padStart(40, '0')}`,
+      to: create ? undefined : stackAddress(items[1]).toString(),
       gas: !create && value > 0n ? gas + CALL_STIPEND : gas,
       gasUsed: 0n,
       input: length === 0n ? EMPTY : runState.memory.read(Number(offset), Number(length), true),
@@ -210,11 +207,11 @@ export class CallTracer implements TxTracer {
     const frame = this.stack[this.stack.length - 1]
     // a static frame's SELFDESTRUCT fails before it sends anything (geth enters no frame for it)
     if (frame === undefined || env.isStatic || this.onlyTopCall) return
-    const beneficiary = runState.stack.peek(1)[0]
+    const beneficiary = stackAddress(runState.stack.peek(1)[0])
     frame.calls.push({
       type: SELFDESTRUCT,
       from: env.address.toString(),
-      to: `0x${beneficiary.toString(16).padStart(40, '0')}`,
+      to: beneficiary.toString(),
       gas: 0n,
       gasUsed: 0n,
       input: new Uint8Array(0),

@@ -4,24 +4,24 @@
 
 import type { EVM, Message } from '@ethereumjs/evm'
 import { bytesToHex } from '@ethereumjs/util'
-import type { TxTracer } from './tracer.js'
-import type { Deadline } from './tracer.js'
+import { listen } from './tracer.js'
+import type { Deadline, TxTracer } from './tracer.js'
 
 export class FourByteTracer implements TxTracer {
   private readonly counts = new Map<string, number>()
   private evm: EVM | undefined
-  private readonly onEnter = (message: Message) => this.enter(message)
+  private unlisten: (() => void) | undefined
 
   constructor(private readonly deadline: Deadline) {}
 
   attach(evm: EVM): void {
     this.evm = evm
-    evm.events.on('beforeMessage', this.onEnter)
+    this.unlisten = listen(evm, { beforeMessage: (message) => this.enter(message) })
   }
 
   detach(): void {
-    this.evm?.events.off('beforeMessage', this.onEnter)
-    this.evm = undefined
+    this.unlisten?.()
+    this.unlisten = undefined
   }
 
   result(): string {

@@ -15,6 +15,7 @@ import type { EVM, InterpreterStep } from '@ethereumjs/evm'
 import { Address, bigIntToBytes, bytesToHex, createAddressFromString, createContractAddress, createContractAddress2, equalsBytes, hexToBytes, KECCAK256_NULL, setLengthLeft } from '@ethereumjs/util'
 import type { StateManagerInterface } from '@ethereumjs/common'
 import { quantity } from '../../rpc/hex.js'
+import { listen, stackAddress } from './tracer.js'
 import type { Deadline, TxStart, TxTracer } from './tracer.js'
 import { BALANCE, CALL, CALLCODE, CREATE, CREATE2, DELEGATECALL, EXTCODECOPY, EXTCODEHASH, EXTCODESIZE, SELFDESTRUCT, SLOAD, SSTORE, STATICCALL } from './opcodes.js'
 
@@ -42,10 +43,9 @@ export class PrestateTracer implements TxTracer {
   private readonly post = new Map<string, AccountState>()
   private readonly created = new Set<string>()
   private readonly deleted = new Set<string>()
-  private evm: EVM | undefined
+  private unlisten: (() => void) | undefined
   /** what stopped the trace while the state was read: thrown at the next step, or by end() */
   private failure: unknown
-  private readonly onStep = (step: InterpreterStep, resolve?: () => void) => this.step(step, resolve!)
 
   constructor(
     private readonly config: PrestateConfig,
@@ -53,13 +53,12 @@ export class PrestateTracer implements TxTracer {
   ) {}
 
   attach(evm: EVM): void {
-    this.evm = evm
-    evm.events.on('step', this.onStep)
+    this.unlisten = listen(evm, { step: (step, resolve?) => this.step(step, resolve!) })
   }
 
   detach(): void {
-    this.evm?.events.off('step', this.onStep)
-    this.evm = undefined
+    this.unlisten?.()
+    this.unlisten = undefined
   }
 
   async begin(start: TxStart): Promise<void> {
@@ -112,14 +111,14 @@ export class PrestateTracer implements TxTracer {
       case EXTCODEHASH:
       case SELFDESTRUCT:
         if (top < 0) return
-        await this.lookupAccount(sm, addressOf(stack[top]))
+        await this.lookupAccount(sm, stackAddress(stack[top]))
         if (op === SELFDESTRUCT) this.deleted.add(caller.toString())
         return
       case CALL:
       case CALLCODE:
       case DELEGATECALL:
       case STATICCALL:
-        if (top >= 4) await this.lookupAccount(sm, addressOf(stack[top - 1]))
+        if (top >= 4) await this.lookupAccount(sm, stackAddress(stack[top - 1]))
         return
       case CREATE: {
         const account = await sm.getAccount(caller)
@@ -211,7 +210,6 @@ const UNSET = new Uint8Array(0)
 
 const slotHex = (v: bigint): string => `0x${v.toString(16).padStart(64, '0')}`
 const wordHex = (bytes: Uint8Array): string => bytesToHex(setLengthLeft(bytes, 32))
-const addressOf = (word: bigint): Address => new Address(setLengthLeft(bigIntToBytes(word & ((1n << 160n) - 1n)), 20))
 
 /** geth's stateMap JSON: accounts by address, each with balance, then code, nonce and storage when set. */
 function stateJson(state: Map<string, AccountState>): string {

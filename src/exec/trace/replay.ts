@@ -11,37 +11,32 @@
 
 import { Block, createBlockHeaderFromRLP } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
-import type { EVM } from '@ethereumjs/evm'
+import type { EVM, EVMMockBlockchainInterface } from '@ethereumjs/evm'
 import { createTxFromRLP } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
-import type { EOACode7702AuthorizationListBytesItem } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
-import type { ChainLevel } from '../../chain/store/level.js'
-import { Keys } from '../../chain/store/schema.js'
 import type { ReadOnlyTrieDB } from '../../chain/store/state-db.js'
 import { beforeTransactions } from '../../chain/system-calls.js'
-import { blockHashSource } from '../../evm/block-hashes.js'
 import { serverError } from '../../rpc/errors.js'
 import { cleanRunTxError } from '../precheck.js'
 import { scratchVM } from '../scratch-vm.js'
 import type { TraceBlockTask } from '../types.js'
 import { createTracer } from './tracers.js'
-import { authoritiesOf, Deadline, TraceTimeout, traceTimeoutError, TraceTooLarge } from './tracer.js'
+import { Deadline, TraceTimeout, traceTimeoutError, TraceTooLarge, txStart } from './tracer.js'
 
 export interface ReplayContext {
   common: Common
-  level: ChainLevel
   trieDb: ReadOnlyTrieDB
+  /** BLOCKHASH's answers: the canonical hashes */
+  blockchain: EVMMockBlockchainInterface
 }
 
 /** The traces' JSON: the one transaction's trace, or for a block `[{txHash, result | error}, ...]`. */
 export async function traceBlock(ctx: ReplayContext, task: TraceBlockTask, budget: Deadline): Promise<string> {
   const common = ctx.common.copy()
   const header = createBlockHeaderFromRLP(task.headerRlp, { common, setHardfork: true })
-  const level = ctx.level
-  const blockchain = blockHashSource((n) => level.get(Keys.canonicalHash(n)))
   const block = new Block(header, [], [], common.isActivatedEIP(4895) ? [] : undefined, { common })
   const txs: TypedTransaction[] = task.txs.map((raw, i) => {
     const tx = createTxFromRLP(raw, { common })
@@ -51,7 +46,7 @@ export async function traceBlock(ctx: ReplayContext, task: TraceBlockTask, budge
   })
   /** a scratch VM at the block's start (its system calls run), and the block run untraced up to `end` */
   const runUpTo = async (end: number): Promise<{ vm: VM; gasUsed: bigint }> => {
-    const vm = await scratchVM(ctx.trieDb, common, hexToBytes(task.parentStateRoot as `0x${string}`), blockchain)
+    const vm = await scratchVM(ctx.trieDb, common, hexToBytes(task.parentStateRoot as `0x${string}`), ctx.blockchain)
     await beforeTransactions(vm, common, header)
     let gasUsed = 0n
     for (let i = 0; i < end; i++) gasUsed += (await run(vm, txs[i], block, gasUsed)).totalGasSpent
@@ -70,19 +65,11 @@ export async function traceBlock(ctx: ReplayContext, task: TraceBlockTask, budge
     }
     budget.check()
     const tracer = createTracer(task.options, tx.gasLimit, Deadline.earliest(budget, task.options.timeoutMs))
-    await tracer.begin?.({
-      stateManager: vm.stateManager,
-      from: tx.getSenderAddress(),
-      to: tx.to,
-      nonce: tx.nonce,
-      coinbase: header.coinbase,
-      authorities: authoritiesOf((tx as { authorizationList?: EOACode7702AuthorizationListBytesItem[] }).authorizationList),
-    })
+    await tracer.begin?.(txStart(tx, vm.stateManager, header.coinbase))
     tracer.attach(vm.evm as EVM)
     let result: RunTxResult
     try {
       result = await run(vm, tx, block, gasUsed)
-      tracer.detach()
       await tracer.end?.(vm.stateManager)
     } catch (err) {
       if (!(err instanceof TraceTimeout)) throw err

@@ -13,7 +13,7 @@ import type { Address } from '@ethereumjs/util'
 import type { RunTxResult } from '@ethereumjs/vm'
 import { haltMessage } from '../halt-message.js'
 import type { HaltError } from '../halt-message.js'
-import { hexDigits, TraceTooLarge } from './tracer.js'
+import { hexDigits, listen, TraceTooLarge } from './tracer.js'
 import type { Deadline, TxTracer } from './tracer.js'
 import type { TraceOptions } from '../types.js'
 import { CALL_STIPEND, SLOAD, SSTORE } from './opcodes.js'
@@ -63,10 +63,7 @@ export class StructLogger implements TxTracer {
   private readonly frames: Frame[] = []
   /** per contract, the slots read or written so far and their values (64 hex digits each) */
   private readonly storage = new Map<string, Map<string, string>>()
-  private evm: EVM | undefined
-  private readonly onStep = (step: InterpreterStep, resolve?: () => void) => this.step(step, resolve!)
-  private readonly onEnter = (message: Message) => this.enter(message)
-  private readonly onExit = (result: EVMResult) => this.exit(result)
+  private unlisten: (() => void) | undefined
 
   constructor(
     private readonly options: TraceOptions,
@@ -74,17 +71,16 @@ export class StructLogger implements TxTracer {
   ) {}
 
   attach(evm: EVM): void {
-    this.evm = evm
-    evm.events.on('step', this.onStep)
-    evm.events.on('beforeMessage', this.onEnter)
-    evm.events.on('afterMessage', this.onExit)
+    this.unlisten = listen(evm, {
+      step: (step, resolve?) => this.step(step, resolve!),
+      beforeMessage: (message) => this.enter(message),
+      afterMessage: (result) => this.exit(result),
+    })
   }
 
   detach(): void {
-    this.evm?.events.off('step', this.onStep)
-    this.evm?.events.off('beforeMessage', this.onEnter)
-    this.evm?.events.off('afterMessage', this.onExit)
-    this.evm = undefined
+    this.unlisten?.()
+    this.unlisten = undefined
   }
 
   result(run: RunTxResult): string {

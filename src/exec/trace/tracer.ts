@@ -5,10 +5,10 @@
 // wrapped (as sim-log-tracer.ts does), and puts the original back when it detaches.
 
 import type { StateManagerInterface } from '@ethereumjs/common'
-import type { EVM } from '@ethereumjs/evm'
-import { eoaCode7702RecoverAuthority } from '@ethereumjs/util'
-import type { Address, EOACode7702AuthorizationListBytesItem, EOACode7702AuthorizationListItem } from '@ethereumjs/util'
-import { bytesToHex } from '@ethereumjs/util'
+import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { Address, bigIntToBytes, bytesToHex, eoaCode7702RecoverAuthority, setLengthLeft } from '@ethereumjs/util'
+import type { EOACode7702AuthorizationListBytesItem } from '@ethereumjs/util'
 import type { RunTxResult } from '@ethereumjs/vm'
 import { serverError } from '../../rpc/errors.js'
 
@@ -38,8 +38,20 @@ export interface TxStart {
   authorities: Address[]
 }
 
+/** What `tx` names as it starts, its sender as the transaction object gives it (a call's: the one it names). */
+export function txStart(tx: TypedTransaction, stateManager: StateManagerInterface, coinbase: Address): TxStart {
+  return {
+    stateManager,
+    from: tx.getSenderAddress(),
+    to: tx.to,
+    nonce: tx.nonce,
+    coinbase,
+    authorities: authoritiesOf((tx as { authorizationList?: EOACode7702AuthorizationListBytesItem[] }).authorizationList),
+  }
+}
+
 /** The EIP-7702 authorities of an authorization list; one whose signature does not recover is skipped, as geth skips it. */
-export function authoritiesOf(list: readonly (EOACode7702AuthorizationListItem | EOACode7702AuthorizationListBytesItem)[] | undefined): Address[] {
+function authoritiesOf(list: readonly EOACode7702AuthorizationListBytesItem[] | undefined): Address[] {
   const out: Address[] = []
   for (const item of list ?? []) {
     try {
@@ -91,6 +103,29 @@ export class Deadline {
     if (performance.now() >= this.at) throw new TraceTimeout()
   }
 }
+
+/** A tracer's listeners on the EVM's events; a step listener that takes a resolve() is waited for. */
+export interface EvmListeners {
+  step?: (step: InterpreterStep, resolve?: () => void) => void
+  beforeMessage?: (message: Message) => void
+  afterMessage?: (result: EVMResult) => void
+}
+
+/** Adds `listeners` to `evm`'s events; returns what takes them off again. */
+export function listen(evm: EVM, listeners: EvmListeners): () => void {
+  // the EVM's emitter types each event's listener; these are the ones EvmListeners names
+  const events = evm.events as unknown as { on(event: string, listener: unknown): void; off(event: string, listener: unknown): void }
+  const added = Object.entries(listeners)
+  for (const [event, listener] of added) events.on(event, listener)
+  return () => {
+    for (const [event, listener] of added) events.off(event, listener)
+  }
+}
+
+const ADDRESS_MASK = (1n << 160n) - 1n
+
+/** The address a stack word names: its low 20 bytes, as the EVM reads it. */
+export const stackAddress = (word: bigint): Address => new Address(setLengthLeft(bigIntToBytes(word & ADDRESS_MASK), 20))
 
 /** What an opcode handler of @ethereumjs's table is given: the running frame's state. */
 export interface OpRunState {
