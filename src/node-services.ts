@@ -111,6 +111,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
       txGasCap: EIP7825_TX_GAS_CAP,
       maxTxSize: config.txMaxSize,
       txFeeCapWei: BigInt(Math.round(config.rpcTxFeeCap * 1e6)) * (ETHER / 1_000_000n),
+      allowUnprotectedTxs: config.rpcAllowUnprotectedTxs,
     },
     // an allow-listed API key is one client wherever it connects from, as for the rate limiter
     callClientOf: (ctx) => (access.rateLimiter.allowListedKey(ctx.apiKey) ? `key:${ctx.apiKey}` : ctx.clientIp),

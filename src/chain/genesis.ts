@@ -8,6 +8,7 @@ import { bytesToHex, hexToBytes, privateToAddress } from '@ethereumjs/util'
 import { latestForkConfig } from '../evm/geth-genesis.js'
 import type { GethGenesis } from '../evm/geth-genesis.js'
 import { allocOf, HISTORY_STORAGE } from './system-contracts.js'
+import { CREATE2_DEPLOYER } from './create2-deployer.js'
 
 /**
  * The first ten accounts (m/44'/60'/0'/0/i) of the test mnemonic "test test test test test test test
@@ -37,17 +38,18 @@ export const OPERATOR_KEY_FILE = 'operator.key'
 export const GENESIS_FILE = 'genesis.json'
 
 /**
- * The system contract Keel's own geneses deploy, as anvil's does: EIP-2935's, which serves contracts the
- * hashes of the last 8191 blocks. The EIP-4788 beacon roots and the EIP-7002/7251 request queues serve a
- * consensus layer this chain does not have (each block would write the beacon root contract's ring all
- * the same); a genesis file that deploys them gets them run as geth runs them (system-calls.ts).
+ * The contracts Keel's own geneses deploy, as anvil's does. EIP-2935's system contract, which serves
+ * contracts the hashes of the last 8191 blocks; the EIP-4788 beacon roots and the EIP-7002/7251 request
+ * queues serve a consensus layer this chain does not have (each block would write the beacon root
+ * contract's ring all the same), and a genesis file that deploys them gets them run as geth runs them
+ * (system-calls.ts). And the deterministic CREATE2 deployer that Foundry deploys through.
  */
-function systemContractsAlloc(): GethGenesis['alloc'] {
-  return { [HISTORY_STORAGE.address]: allocOf(HISTORY_STORAGE) }
+function predeployAlloc(): GethGenesis['alloc'] {
+  return { [HISTORY_STORAGE.address]: allocOf(HISTORY_STORAGE), [CREATE2_DEPLOYER.address]: allocOf(CREATE2_DEPLOYER) }
 }
 
 function baseGenesis(chainId: number, alloc: GethGenesis['alloc']): GethGenesis {
-  alloc = { ...systemContractsAlloc(), ...alloc }
+  alloc = { ...predeployAlloc(), ...alloc }
   return {
     config: latestForkConfig(chainId),
     nonce: '0x0',

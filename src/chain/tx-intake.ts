@@ -34,6 +34,8 @@ export interface IntakeContext {
   maxTxSize: number
   /** eth_sendRawTransaction fee cap in wei (0 = none). */
   txFeeCapWei: bigint
+  /** Accept legacy transactions signed without a chain id (geth's --rpc.allow-unprotected-txs). */
+  allowUnprotectedTxs: boolean
 }
 
 export const DEFAULT_MAX_TX_SIZE = 131072
@@ -98,7 +100,7 @@ export function admitRawTransaction(rawHex: string, ctx: IntakeContext): TxWire 
     const fee = fields.gasLimit * fields.maxFeePerGas
     if (fee > ctx.txFeeCapWei) throw TxError.feeCapExceeded(formatEther2(fee), formatEther2(ctx.txFeeCapWei))
   }
-  if (fields.type === 0 && fields.chainId === undefined) throw TxError.notReplayProtected()
+  if (fields.type === 0 && fields.chainId === undefined && !ctx.allowUnprotectedTxs) throw TxError.notReplayProtected()
 
   // core/txpool ValidateTransaction
   if (raw.length > ctx.maxTxSize) throw TxError.oversizedData(raw.length, ctx.maxTxSize)
@@ -173,9 +175,9 @@ function recoverDirectly(f: TxFields, ctx: IntakeContext): Uint8Array {
   let message: Uint8Array
   let chainId: bigint | undefined
   if (f.type === 0) {
-    // EIP-155: nonce, gasPrice, gas, to, value, data, chainId, 0, 0
+    // EIP-155: nonce, gasPrice, gas, to, value, data, chainId, 0, 0; unprotected: the first six alone
     chainId = f.chainId
-    message = RLP.encode([...values.slice(0, 6), bigIntToUnpaddedBytes(chainId!), EMPTY, EMPTY])
+    message = RLP.encode(chainId === undefined ? values.slice(0, 6) : [...values.slice(0, 6), bigIntToUnpaddedBytes(chainId), EMPTY, EMPTY])
   } else {
     const unsigned = RLP.encode(values.slice(0, values.length - 3))
     message = new Uint8Array(unsigned.length + 1)

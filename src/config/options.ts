@@ -157,6 +157,11 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
     min: 0, max: 1e12, default: 1,
     help: 'highest fee (gas limit x fee cap, in ether) eth_sendRawTransaction accepts (0 = no cap)',
   },
+  rpcAllowUnprotectedTxs: {
+    flag: 'rpc-allow-unprotected-txs', env: 'KEEL_RPC_ALLOW_UNPROTECTED_TXS', group: 'Transaction pool', type: 'bool', metavar: '',
+    default: false,
+    help: 'accept pre-EIP-155 legacy transactions (no chain id: replayable anywhere), for keyless deployments',
+  },
   txMaxSize: {
     flag: 'tx-max-size', env: 'KEEL_TX_MAX_SIZE', group: 'Transaction pool', type: 'int', metavar: 'BYTES',
     min: 1024, max: 64 * MiB, default: 131_072, help: 'largest encoded transaction accepted',

@@ -25,6 +25,7 @@ export interface KeelConfig {
   txpoolLifetimeSeconds: number
   /** Transaction fee cap of eth_sendRawTransaction in ether (0 = no cap). */
   rpcTxFeeCap: number
+  rpcAllowUnprotectedTxs: boolean
   /** Max encoded transaction size in bytes (geth: 128 KiB). */
   txMaxSize: number
 

@@ -12,6 +12,9 @@ import { keccak_256 as keccak256 } from '@noble/hashes/sha3.js'
 import { RLP } from '@ethereumjs/rlp'
 import { DEV_ADDRESSES, resolveGenesis, validateGenesis } from '../../dist/chain/genesis.js'
 import { HISTORY_STORAGE } from '../../dist/chain/system-contracts.js'
+
+const CREATE2_ADDRESS = '0x4e59b44847b379578588920ca78fbf26c0b4956c'
+const CREATE2_CODE = '0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe03601600081602082378035828234f58015156039578182fd5b8082525050506014600cf3'
 import { DEV_ADDRESSES as DERIVED_DEV_ADDRESSES, DEV_KEYS, startNode } from '../helpers/node.js'
 import { rpcResult } from '../helpers/rpc.js'
 
@@ -30,10 +33,12 @@ test('--dev funds the ten accounts anvil and Hardhat fund', () => {
   assert.deepEqual(DEV_ADDRESSES, DERIVED_DEV_ADDRESSES.map((a) => a.toLowerCase()))
   assert.equal(DEV_KEYS[0], '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
   const genesis = resolveGenesis({ dataDir: join(work, 'dev'), dev: true, chainId: 24589 }).genesis
-  // and EIP-2935's history storage contract, deployed as geth --dev and anvil deploy it
-  assert.deepEqual(Object.keys(genesis.alloc), [HISTORY_STORAGE.address, ...DEV_ADDRESSES])
+  // and EIP-2935's history storage contract, deployed as geth --dev and anvil deploy it, and the CREATE2
+  // deployer anvil deploys (its code as on mainnet at the same address)
+  assert.deepEqual(Object.keys(genesis.alloc), [HISTORY_STORAGE.address, CREATE2_ADDRESS, ...DEV_ADDRESSES])
   for (const address of DEV_ADDRESSES) assert.equal(BigInt(genesis.alloc[address].balance), 10_000n * 10n ** 18n)
   assert.deepEqual(genesis.alloc[HISTORY_STORAGE.address], { balance: '0x0', nonce: '0x1', code: HISTORY_STORAGE.code })
+  assert.deepEqual(genesis.alloc[CREATE2_ADDRESS], { balance: '0x0', nonce: '0x1', code: CREATE2_CODE })
 })
 
 test('the default genesis credits a new operator key kept with 0600 permissions, once', () => {
@@ -43,7 +48,7 @@ test('the default genesis credits a new operator key kept with 0600 permissions,
   assert.match(first.operatorAddress, /^0x[0-9a-f]{40}$/)
   const keyFile = join(dataDir, 'operator.key')
   assert.equal(statSync(keyFile).mode & 0o777, 0o600)
-  assert.deepEqual(Object.keys(first.genesis.alloc), [HISTORY_STORAGE.address, first.operatorAddress])
+  assert.deepEqual(Object.keys(first.genesis.alloc), [HISTORY_STORAGE.address, CREATE2_ADDRESS, first.operatorAddress])
   assert.equal(first.genesis.config.chainId, 24589)
   // a second start reads the same genesis and key back
   const second = resolveGenesis({ dataDir, dev: false, chainId: 24589 })

@@ -23,7 +23,7 @@ function countingContext(overrides = {}) {
     },
   }
   const common = createChainCommon({ config: latestForkConfig(24589), gasLimit: '0x1c9c380', alloc: {} }, customCrypto)
-  const ctx = { common, chainId: 24589n, blockGasLimit: 30_000_000n, txGasCap: 1n << 24n, maxTxSize: 131072, txFeeCapWei: 10n ** 18n, ...overrides }
+  const ctx = { common, chainId: 24589n, blockGasLimit: 30_000_000n, txGasCap: 1n << 24n, maxTxSize: 131072, txFeeCapWei: 10n ** 18n, allowUnprotectedTxs: false, ...overrides }
   return { ctx, counter }
 }
 

@@ -41,6 +41,7 @@ before(async () => {
     txGasCap: 1n << 24n,
     maxTxSize: 131072,
     txFeeCapWei: 10n ** 18n,
+    allowUnprotectedTxs: false,
   }
 })
 
@@ -219,6 +220,24 @@ test('legacy tx without EIP-155 protection is refused over RPC', () => {
   const raw = signLegacy([0n, GWEI, 21000n, hexToBytes(to), 1n, new Uint8Array()], undefined)
   assert.equal(RLP.decode(hexToBytes(raw))[6][0] === 27 || RLP.decode(hexToBytes(raw))[6][0] === 28, true)
   rejects(raw, 'only replay-protected (EIP-155) transactions allowed over RPC')
+})
+
+test('with --rpc-allow-unprotected-txs a legacy tx without EIP-155 protection is taken, its signer recovered from the six fields', () => {
+  const allowing = { ...ctx, allowUnprotectedTxs: true }
+  for (let nonce = 0n; nonce < 4n; nonce++) {
+    // v is 27 or 28 by the recovery id: four nonces give both with near certainty, and each must recover
+    const raw = signLegacy([nonce, GWEI, 21000n, hexToBytes(to), 1n, new Uint8Array()], undefined)
+    const ptx = decodeRawTransaction(raw, allowing)
+    assert.equal(ptx.sender, signer)
+    assert.equal(ptx.type, 0)
+    assert.equal(ptx.nonce, nonce)
+    assert.equal(ptx.hash, hex(fc.keccak256(hexToBytes(raw))))
+    assert.equal(ptx.tx.getSenderAddress().toString(), signer)
+    assert.equal(ptx.tx.supports(155), false)
+  }
+  // any v but 27/28 still names a chain, as geth's deriveChainId reads it (29: (29 - 35) / 2)
+  const unsigned = [0n, GWEI, 21000n, hexToBytes(to), 1n, new Uint8Array()].map(b)
+  rejects(hex(RLP.encode([...unsigned, b(29n), b(1n), b(1n)])), 'invalid sender: invalid chain id for signer: have -3 want 24589', -32000, allowing)
 })
 
 test('a tx signed for another chain is an invalid sender', () => {

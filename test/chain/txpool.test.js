@@ -23,7 +23,7 @@ let ctx
 before(async () => {
   const fc = await loadFastCrypto()
   common = createChainCommon({ config: latestForkConfig(24589), gasLimit: '0x1c9c380', alloc: {} }, fc.customCrypto)
-  ctx = { common, chainId: 24589n, blockGasLimit: 30_000_000n, txGasCap: 1n << 24n, maxTxSize: 131072, txFeeCapWei: 0n }
+  ctx = { common, chainId: 24589n, blockGasLimit: 30_000_000n, txGasCap: 1n << 24n, maxTxSize: 131072, txFeeCapWei: 0n, allowUnprotectedTxs: false }
 })
 
 /** A signed, intake-validated 1559 tx (or legacy with gasPrice) from sender index `who`. */

@@ -47,6 +47,7 @@ test('defaults', () => {
     txpoolPriceBumpPercent: 10,
     txpoolLifetimeSeconds: 10800,
     rpcTxFeeCap: 1,
+    rpcAllowUnprotectedTxs: false,
     txMaxSize: 131072,
     rpcGasCap: 50_000_000n,
     rpcEvmTimeoutMs: 5000,
