@@ -33,7 +33,8 @@ import type { WatchedEvm } from './gas-watch.js'
 import { authorizationListData } from './authorization-data.js'
 import { DEFAULT_SENDER } from './types.js'
 import type { CallSpec, CallTask, ExecAccessListItem, ExecBlock, ExecCallArgs, ExecLimits, ExecResult, ExecTask, SimulateTask, TraceCallTask } from './types.js'
-import { traceBlock } from './trace/replay.js'
+import { stateWithin, traceBlock } from './trace/replay.js'
+import type { ReplayContext } from './trace/replay.js'
 import { createTracer } from './trace/tracers.js'
 import { Deadline, TraceTimeout, traceTimeoutError, TraceTooLarge, txStart, withinLimit } from './trace/tracer.js'
 import type { TxTracer } from './trace/tracer.js'
@@ -181,7 +182,7 @@ export class ExecEngine {
         case 'simulate':
           return { ok: true, kind: 'simulate', json: await this.simulate(task) }
         case 'traceBlock':
-          return { ok: true, kind: 'trace', json: await traceBlock({ common: this.common, trieDb: this.reader.trieDb, blockchain: this.canonicalHashes }, task, this.traceBudget()) }
+          return { ok: true, kind: 'trace', json: await traceBlock(this.replayContext(), task, this.traceBudget()) }
         case 'traceCall':
           return { ok: true, kind: 'trace', json: await this.traceCall(task) }
       }
@@ -197,6 +198,10 @@ export class ExecEngine {
     return simulate({ common: this.common, level: this.level, trieDb: this.reader.trieDb, gasCap: this.limits.gasCap }, task)
   }
 
+  private replayContext(): ReplayContext {
+    return { common: this.common, trieDb: this.reader.trieDb, blockchain: this.canonicalHashes }
+  }
+
   /**
    * A trace's whole time: the pool's limit on a call, less a little, so that a trace out of time answers
    * geth's "execution timeout" before the pool's watchdog ends the worker.
@@ -206,15 +211,19 @@ export class ExecEngine {
   }
 
   /**
-   * debug_traceCall: the call as eth_call runs it through runTx, reported by the tracer the task names.
-   * It runs in a scratch VM of its own, not in the calls' shared state: a trace stopped inside the EVM
+   * debug_traceCall: the call as eth_call runs it through runTx, reported by the tracer the task names,
+   * on the state after its block or, with `within`, before one of the block's transactions (the block
+   * replayed up to it). It runs in a scratch VM of its own, not in the calls' shared state: a trace stopped inside the EVM
    * (out of time, too large) leaves the EVM's checkpoints open.
    */
   private async traceCall(task: TraceCallTask): Promise<string> {
     const gas = this.callGas(task)
     const deadline = Deadline.earliest(this.traceBudget(), task.options.timeoutMs)
     const common = this.common.copy()
-    const vm = await scratchVM(this.reader.trieDb, common, hexToBytes(task.block.stateRoot as `0x${string}`), this.canonicalHashes)
+    const vm =
+      task.within === undefined
+        ? await scratchVM(this.reader.trieDb, common, hexToBytes(task.block.stateRoot as `0x${string}`), this.canonicalHashes)
+        : await stateWithin(this.replayContext(), task.within, common)
     const s: Session = { sm: vm.stateManager as FixedMerkleStateManager, vm }
     const block = this.makeBlock(common, task, paysFee(task.args))
     const precompiles = touchesPrecompiles(vm.evm, task.stateOverrides) ? ownPrecompileTable(vm.evm) : undefined

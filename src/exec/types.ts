@@ -135,21 +135,25 @@ export interface TraceOptions {
   prestate: { diffMode: boolean; disableCode: boolean; disableStorage: boolean }
 }
 
-/**
- * debug_traceTransaction and debug_traceBlockBy*: the block's transactions replayed on its parent's state
- * (system calls first, as the block was built), those at `traced` reported.
- */
-export interface TraceBlockTask {
-  kind: 'traceBlock'
-  /** one transaction's trace (debug_traceTransaction), or each transaction's with its hash */
-  mode: 'transaction' | 'block'
+/** The start of a mined block, to replay on its parent's state: its system calls, then these transactions. */
+export interface BlockPrefix {
   /** the block's header, its EVM context */
   headerRlp: Uint8Array
   /** the parent's state root, where the replay starts */
   parentStateRoot: string
-  /** the block's transactions up to the last traced one, as the block holds them, and their senders */
+  /** the block's first transactions, as the block holds them, and their senders */
   txs: Uint8Array[]
   senders: string[]
+}
+
+/**
+ * debug_traceTransaction and debug_traceBlockBy*: the block's transactions (up to the last traced one)
+ * replayed on its parent's state (system calls first, as the block was built), those at `traced` reported.
+ */
+export interface TraceBlockTask extends BlockPrefix {
+  kind: 'traceBlock'
+  /** one transaction's trace (debug_traceTransaction), or each transaction's with its hash */
+  mode: 'transaction' | 'block'
   /** indexes of the transactions to report, ascending */
   traced: number[]
   options: TraceOptions
@@ -162,6 +166,11 @@ export type CallSpec = Omit<CallTask, 'kind'>
 export interface TraceCallTask extends CallSpec {
   kind: 'traceCall'
   options: TraceOptions
+  /**
+   * TraceCallConfig.txIndex: the call runs on the state within its block, before the transaction at that
+   * index (the block replayed up to it), instead of the state after the block.
+   */
+  within?: BlockPrefix
 }
 
 export type ExecTask = CallTask | SimulateTask | TraceBlockTask | TraceCallTask

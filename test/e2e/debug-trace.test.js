@@ -341,6 +341,41 @@ test('debug_traceCall: a call at a block, with the callTracer and the struct log
   assert.equal(BigInt(await rpcResult(node.url, 'eth_getStorageAt', [await storage.getAddress(), '0x0', 'latest'])), 7n)
 })
 
+test("debug_traceCall with txIndex: the state within the block before that transaction, overrides on top", { skip: !geth && 'anvil has no txIndex' }, async () => {
+  const storageAddress = await storage.getAddress()
+  const before = BigInt(await rpcResult(node.url, 'eth_getStorageAt', [storageAddress, '0x0', 'latest']))
+  // two sets from one sender, in nonce order: in one block, or the first in an earlier one
+  const nonce = await provider.getTransactionCount(wallet.address, 'pending')
+  const to = await caller.getAddress()
+  const setTo = (v, n) => wallet.sendTransaction({ to, data: callerAbi.encodeFunctionData('callSet', [storageAddress, v]), gasLimit: 300_000n, nonce: n })
+  const [first, second] = await Promise.all([setTo(21n, nonce), setTo(22n, nonce + 1)])
+  const [a, b] = [await first.wait(), await second.wait()]
+  const block = `0x${b.blockNumber.toString(16)}`
+  const read = { to: storageAddress, data: storageAbi.encodeFunctionData('value') }
+  const valueAt = async (config) => BigInt((await rpcResult(node.url, 'debug_traceCall', [read, block, { tracer: 'callTracer', ...config }])).output)
+  assert.equal(await valueAt({}), 22n, 'without txIndex: the state after the block')
+  assert.equal(await valueAt({ txIndex: `0x${b.index.toString(16)}` }), 21n, 'before the second set')
+  if (a.blockNumber === b.blockNumber) assert.equal(await valueAt({ txIndex: `0x${a.index.toString(16)}` }), before, 'before the first set')
+  // state overrides apply on top of the replayed state
+  const slot0 = `0x${'00'.repeat(32)}`
+  const overridden = { [storageAddress]: { stateDiff: { [slot0]: `0x${(99n).toString(16).padStart(64, '0')}` } } }
+  assert.equal(await valueAt({ txIndex: `0x${b.index.toString(16)}`, stateOverrides: overridden }), 99n)
+  // the call runs in the block's context: NUMBER is the block's
+  const numberReader = '0x00000000000000000000000000000000000000cc'
+  const numberAt = await rpcResult(node.url, 'debug_traceCall', [{ to: numberReader }, block, {
+    tracer: 'callTracer', txIndex: '0x0', stateOverrides: { [numberReader]: { code: '0x4360005260206000f3' } },
+  }])
+  assert.equal(BigInt(numberAt.output), BigInt(b.blockNumber))
+  const count = (await rpcResult(node.url, 'eth_getBlockByNumber', [block, false])).transactions.length
+  const outOfRange = await rpc(node.url, 'debug_traceCall', [read, block, { txIndex: `0x${count.toString(16)}` }])
+  const blockHash = (await rpcResult(node.url, 'eth_getBlockByNumber', [block, false])).hash
+  assert.deepEqual(outOfRange.error, { code: -32000, message: `transaction index ${count} out of range for block ${blockHash}` })
+  const genesis = await rpc(node.url, 'debug_traceCall', [read, '0x0', { txIndex: '0x0' }])
+  assert.deepEqual(genesis.error, { code: -32000, message: 'no transaction in genesis' })
+  const notHex = await rpc(node.url, 'debug_traceCall', [read, block, { txIndex: 1 }])
+  assert.equal(notHex.error?.code, -32602)
+})
+
 test('a trace past the response limit answers -32003 as soon as it passes it; a smaller one fits', { skip: !geth && 'anvil has no such limit' }, async () => {
   const emitMany = (n) => ({ to: reverterAddress, data: new Interface(Reverter.abi).encodeFunctionData('emitMany', [n]), gas: '0x1000000' })
   const reverterAddress = await reverter.getAddress()
@@ -410,9 +445,13 @@ test("errors: geth's words for what cannot be traced", { skip: !geth && 'anvil a
     const number = `0x${sent.callSet.blockNumber.toString(16)}`
     const entries = await rpcResult(node.url, 'debug_traceBlockByNumber', [number, { timeout: '1ns', tracer: 'callTracer' }])
     assert.deepEqual(entries.find((e) => e.txHash === sent.callSet.hash), { txHash: sent.callSet.hash, error: 'execution timeout' })
-    const callTimedOut = await rpc(node.url, 'debug_traceCall', [{ to: await caller.getAddress(), data: sent.callSetData }, 'latest', { timeout: '1ns' }])
+    const readValue = async () => BigInt(await rpcResult(node.url, 'eth_call', [{ to: await storage.getAddress(), data: storageAbi.encodeFunctionData('value') }, 'latest']))
+    const valueBefore = await readValue()
+    // a set of another value, stopped in the middle
+    const setOther = callerAbi.encodeFunctionData('callSet', [await storage.getAddress(), valueBefore + 1n])
+    const callTimedOut = await rpc(node.url, 'debug_traceCall', [{ to: await caller.getAddress(), data: setOther }, 'latest', { timeout: '1ns' }])
     assert.deepEqual(callTimedOut.error, { code: -32000, message: 'execution timeout' })
     // the calls' state is untouched by the stopped trace
-    assert.equal(BigInt(await rpcResult(node.url, 'eth_call', [{ to: await storage.getAddress(), data: storageAbi.encodeFunctionData('value') }, 'latest'])), 7n)
+    assert.equal(await readValue(), valueBefore)
   }
 })

@@ -7,9 +7,11 @@
 // In a block, a transaction whose trace ran out of time is reported with that error, as geth does. A
 // trace stopped inside the EVM leaves the EVM's checkpoints open (partial writes included), so the
 // replay then starts again in a new scratch VM and runs the block up to that transaction untraced, for
-// the ones after it to see the state it left.
+// the ones after it to see the state it left. debug_traceCall's `txIndex` starts its call the same way,
+// on the state within a block before one of its transactions.
 
 import { Block, createBlockHeaderFromRLP } from '@ethereumjs/block'
+import type { BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { EVM, EVMMockBlockchainInterface } from '@ethereumjs/evm'
 import { createTxFromRLP } from '@ethereumjs/tx'
@@ -22,7 +24,7 @@ import { beforeTransactions } from '../../chain/system-calls.js'
 import { serverError } from '../../rpc/errors.js'
 import { cleanRunTxError } from '../precheck.js'
 import { scratchVM } from '../scratch-vm.js'
-import type { TraceBlockTask } from '../types.js'
+import type { BlockPrefix, TraceBlockTask } from '../types.js'
 import { createTracer } from './tracers.js'
 import { Deadline, TraceTimeout, traceTimeoutError, TraceTooLarge, txStart } from './tracer.js'
 
@@ -36,23 +38,8 @@ export interface ReplayContext {
 /** The traces' JSON: the one transaction's trace, or for a block `[{txHash, result | error}, ...]`. */
 export async function traceBlock(ctx: ReplayContext, task: TraceBlockTask, budget: Deadline): Promise<string> {
   const common = ctx.common.copy()
-  const header = createBlockHeaderFromRLP(task.headerRlp, { common, setHardfork: true })
-  const block = new Block(header, [], [], common.isActivatedEIP(4895) ? [] : undefined, { common })
-  const txs: TypedTransaction[] = task.txs.map((raw, i) => {
-    const tx = createTxFromRLP(raw, { common })
-    // the sender the block records (patches/@ethereumjs+tx): runTx does not recover it again
-    ;(tx.cache as { keelSenderAddress?: Uint8Array }).keelSenderAddress = hexToBytes(task.senders[i] as `0x${string}`)
-    return tx
-  })
-  /** a scratch VM at the block's start (its system calls run), and the block run untraced up to `end` */
-  const runUpTo = async (end: number): Promise<{ vm: VM; gasUsed: bigint }> => {
-    const vm = await scratchVM(ctx.trieDb, common, hexToBytes(task.parentStateRoot as `0x${string}`), ctx.blockchain)
-    await beforeTransactions(vm, common, header)
-    let gasUsed = 0n
-    for (let i = 0; i < end; i++) gasUsed += (await run(vm, txs[i], block, gasUsed)).totalGasSpent
-    return { vm, gasUsed }
-  }
-  let { vm, gasUsed } = await runUpTo(0)
+  const { header, block, txs } = decodePrefix(task, common)
+  let { vm, gasUsed } = await replayUpTo(ctx, common, task, header, block, txs, 0)
   const traced = new Set(task.traced)
   const results: string[] = []
   const maxBytes = task.options.maxBytes
@@ -76,7 +63,7 @@ export async function traceBlock(ctx: ReplayContext, task: TraceBlockTask, budge
       budget.check()
       if (task.mode === 'transaction') throw traceTimeoutError()
       results.push(`{"txHash":"${bytesToHex(tx.hash())}","error":"execution timeout"}`)
-      ;({ vm, gasUsed } = await runUpTo(i + 1))
+      ;({ vm, gasUsed } = await replayUpTo(ctx, common, task, header, block, txs, i + 1))
       continue
     } finally {
       tracer.detach()
@@ -88,6 +75,45 @@ export async function traceBlock(ctx: ReplayContext, task: TraceBlockTask, budge
     if (maxBytes > 0 && size > maxBytes) throw new TraceTooLarge(maxBytes)
   }
   return task.mode === 'transaction' ? results[0] : `[${results.join(',')}]`
+}
+
+/**
+ * debug_traceCall's `txIndex`: a scratch VM with the state within the block before its transaction at
+ * `prefix.txs.length` (the block's system calls and the transactions before it run on the parent's state).
+ */
+export async function stateWithin(ctx: ReplayContext, prefix: BlockPrefix, common: Common): Promise<VM> {
+  const { header, block, txs } = decodePrefix(prefix, common)
+  return (await replayUpTo(ctx, common, prefix, header, block, txs, txs.length)).vm
+}
+
+/** The block's header, an empty block of it for runTx, and its transactions, each with the sender the block records. */
+function decodePrefix(prefix: BlockPrefix, common: Common): { header: BlockHeader; block: Block; txs: TypedTransaction[] } {
+  const header = createBlockHeaderFromRLP(prefix.headerRlp, { common, setHardfork: true })
+  const block = new Block(header, [], [], common.isActivatedEIP(4895) ? [] : undefined, { common })
+  const txs: TypedTransaction[] = prefix.txs.map((raw, i) => {
+    const tx = createTxFromRLP(raw, { common })
+    // the sender the block records (patches/@ethereumjs+tx): runTx does not recover it again
+    ;(tx.cache as { keelSenderAddress?: Uint8Array }).keelSenderAddress = hexToBytes(prefix.senders[i] as `0x${string}`)
+    return tx
+  })
+  return { header, block, txs }
+}
+
+/** A scratch VM at the block's start (its system calls run), and the block run untraced up to `end`. */
+async function replayUpTo(
+  ctx: ReplayContext,
+  common: Common,
+  prefix: BlockPrefix,
+  header: BlockHeader,
+  block: Block,
+  txs: TypedTransaction[],
+  end: number,
+): Promise<{ vm: VM; gasUsed: bigint }> {
+  const vm = await scratchVM(ctx.trieDb, common, hexToBytes(prefix.parentStateRoot as `0x${string}`), ctx.blockchain)
+  await beforeTransactions(vm, common, header)
+  let gasUsed = 0n
+  for (let i = 0; i < end; i++) gasUsed += (await run(vm, txs[i], block, gasUsed)).totalGasSpent
+  return { vm, gasUsed }
 }
 
 async function run(vm: VM, tx: TypedTransaction, block: Block, blockGasUsed: bigint): Promise<RunTxResult> {

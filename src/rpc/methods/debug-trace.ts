@@ -1,18 +1,19 @@
 // debug_traceTransaction, debug_traceBlockByNumber, debug_traceBlockByHash and debug_traceCall, as geth
 // answers them (eth/tracers/api.go): a mined transaction runs again on its block's parent state with the
-// transactions before it, a call runs as eth_call runs it, and the tracer the request names reports the
+// transactions before it, a call runs as eth_call runs it (with `txIndex`, before that transaction of
+// its block, replayed the same way), and the tracer the request names reports the
 // execution (trace-config.ts: the struct logger, callTracer, 4byteTracer or noopTracer). The work runs in
 // the call pool, under its limits; this file finds the block and turns the request into a task.
 
 import type { BlockRecord } from '../../chain/view.js'
-import type { TraceBlockTask, TraceCallTask, TraceOptions } from '../../exec/types.js'
+import type { BlockPrefix, TraceBlockTask, TraceCallTask, TraceOptions } from '../../exec/types.js'
 import { RawJson } from '../context.js'
 import type { MethodHandler, RequestContext } from '../context.js'
 import { serverError } from '../errors.js'
 import { bytesToHex } from '../hex.js'
 import * as p from '../params.js'
 import { traceOptions } from '../trace-config.js'
-import { callClientOf, refToNumber, resolveStateBlock } from './deps.js'
+import { callClientOf, findStateBlock, refToNumber, resolveStateBlock } from './deps.js'
 import type { MethodDeps } from './deps.js'
 import { singleCallBlockOverrides, toTask, unwrap } from './eth-exec.js'
 
@@ -29,25 +30,21 @@ export function traceMethods(deps: MethodDeps): Record<string, MethodHandler> {
     return result.kind === 'trace' ? new RawJson(result.json) : null
   }
 
-  /** The replay of `block` up to its last traced transaction, on its parent's state. */
-  const replay = async (block: BlockRecord, mode: TraceBlockTask['mode'], traced: number[], options: TraceOptions): Promise<TraceBlockTask> => {
-    if (block.number === 0n) throw serverError('genesis is not traceable')
+  /** `block`'s first `count` transactions, to replay on its parent's state (whose state must be kept). */
+  const prefixOf = async (block: BlockRecord, count: number): Promise<BlockPrefix> => {
     const parent = await view.blockByNumber(block.number - 1n)
     if (parent === undefined) throw serverError(`parent block #${block.number - 1n} not found`)
     if (!view.hasStateOf(parent.number)) throw serverError(`historical state ${bytesToHex(parent.header.stateRoot)} is not available`)
-    const count = traced.length === 0 ? 0 : traced[traced.length - 1] + 1
     const txs: Uint8Array[] = new Array(count)
     for (let i = 0; i < count; i++) txs[i] = block.rawTx(i)
-    return {
-      kind: 'traceBlock',
-      mode,
-      headerRlp: block.header.serialize(),
-      parentStateRoot: bytesToHex(parent.header.stateRoot),
-      txs,
-      senders: block.senders.slice(0, count),
-      traced,
-      options,
-    }
+    return { headerRlp: block.header.serialize(), parentStateRoot: bytesToHex(parent.header.stateRoot), txs, senders: block.senders.slice(0, count) }
+  }
+
+  /** The replay of `block` up to its last traced transaction, on its parent's state. */
+  const replay = async (block: BlockRecord, mode: TraceBlockTask['mode'], traced: number[], options: TraceOptions): Promise<TraceBlockTask> => {
+    if (block.number === 0n) throw serverError('genesis is not traceable')
+    const prefix = await prefixOf(block, traced.length === 0 ? 0 : traced[traced.length - 1] + 1)
+    return { kind: 'traceBlock', mode, ...prefix, traced, options }
   }
 
   const traceWholeBlock = async (block: BlockRecord, options: TraceOptions, ctx: RequestContext): Promise<RawJson | null> => {
@@ -93,12 +90,21 @@ export function traceMethods(deps: MethodDeps): Record<string, MethodHandler> {
       const selector = p.blockSelector(params[1], 1)
       const options = traceOptions(params[2], 2, 'TraceCallConfig', limits)
       const extra = p.isObject(params[2]) ? p.goFields(params[2], CALL_CONFIG_FIELDS) : {}
-      if (!p.isAbsent(extra.txIndex)) throw serverError('tracing a call at a transaction index of its block is not supported')
+      const txIndex = p.isAbsent(extra.txIndex) ? undefined : p.uint(extra.txIndex, 2)
       const so = p.stateOverrides(extra.stateOverrides, 2)
       const bo = singleCallBlockOverrides(p.blockOverrides(extra.blockOverrides, 2))
-      const block = await resolveStateBlock(view, selector)
+      const block = txIndex === undefined ? await resolveStateBlock(view, selector) : await findStateBlock(view, selector)
       const { kind: _, ...call } = toTask('call', req, block, so, bo)
-      return run({ ...call, kind: 'traceCall', options }, ctx)
+      // geth's StateAtTransaction: the state before the block's transaction at txIndex
+      let within: BlockPrefix | undefined
+      if (txIndex !== undefined) {
+        if (block.number === 0n) throw serverError('no transaction in genesis')
+        if (txIndex >= block.txHashes.length) {
+          throw serverError(`transaction index ${txIndex} out of range for block ${block.hash}`)
+        }
+        within = await prefixOf(block, txIndex)
+      }
+      return run({ ...call, kind: 'traceCall', options, within }, ctx)
     },
   }
 }

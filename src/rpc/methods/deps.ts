@@ -49,7 +49,8 @@ export async function resolveStateBlock(view: ChainView, selector: BlockSelector
   return block
 }
 
-async function findStateBlock(view: ChainView, selector: BlockSelector): Promise<BlockRecord> {
+/** The block a selector names (its state may no longer be kept). */
+export async function findStateBlock(view: ChainView, selector: BlockSelector): Promise<BlockRecord> {
   if (selector.kind === 'hash') {
     const block = await view.blockByHash(selector.hash)
     if (block === undefined) throw serverError(`header for hash not found`)
