@@ -2,8 +2,10 @@
 // Upstream (10.1.3) does `caches.storage.put(...) ?? await _writeContractStorage(...)`; put() returns
 // undefined, so every SSTORE is also written straight into an un-checkpointed storage trie. Same state
 // root with the fix, ~30% less ERC20 execution time, ~37% fewer trie nodes written (measured).
+// It also hands out an account's storage trie as the state stands (debug_storageRangeAt walks it).
 
 import { RLP } from '@ethereumjs/rlp'
+import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { Address } from '@ethereumjs/util'
 import { unpadBytes } from '@ethereumjs/util'
@@ -17,6 +19,13 @@ export class FixedMerkleStateManager extends MerkleStateManager {
     const unpadded = unpadBytes(value)
     if (this._caches?.storage !== undefined) this._caches.storage.put(address, key, RLP.encode(unpadded))
     else await this._writeContractStorage(address, account, key, unpadded)
+  }
+
+  /** The account's storage trie with every cached write flushed into it, or undefined for no account. */
+  async storageTrie(address: Address): Promise<MerklePatriciaTrie | undefined> {
+    await this.flush()
+    const account = await this.getAccount(address)
+    return account === undefined ? undefined : this._getStorageTrie(address, account)
   }
 }
 

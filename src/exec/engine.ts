@@ -33,6 +33,7 @@ import type { WatchedEvm } from './gas-watch.js'
 import { authorizationListData } from './authorization-data.js'
 import { DEFAULT_SENDER } from './types.js'
 import type { CallSpec, CallTask, ExecAccessListItem, ExecBlock, ExecCallArgs, ExecLimits, ExecResult, ExecTask, SimulateTask, TraceCallTask } from './types.js'
+import { storageRangeJson } from './storage-range.js'
 import { stateWithin, traceBlock } from './trace/replay.js'
 import type { ReplayContext } from './trace/replay.js'
 import { createTracer } from './trace/tracers.js'
@@ -185,6 +186,8 @@ export class ExecEngine {
           return { ok: true, kind: 'trace', json: await traceBlock(this.replayContext(), task, this.traceBudget()) }
         case 'traceCall':
           return { ok: true, kind: 'trace', json: await this.traceCall(task) }
+        case 'storageRange':
+          return { ok: true, kind: 'storageRange', json: await storageRangeJson(await stateWithin(this.replayContext(), task.at, this.common.copy()), task) }
       }
     } catch (err) {
       if (err instanceof TraceTimeout) return { ok: false, error: toShape(traceTimeoutError()) }

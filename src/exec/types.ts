@@ -173,13 +173,27 @@ export interface TraceCallTask extends CallSpec {
   within?: BlockPrefix
 }
 
-export type ExecTask = CallTask | SimulateTask | TraceBlockTask | TraceCallTask
+/** debug_storageRangeAt: an account's storage slots from a start key, within a block before one of its transactions. */
+export interface StorageRangeTask {
+  kind: 'storageRange'
+  /** the block up to the transaction: the slots are read on the state before it */
+  at: BlockPrefix
+  /** lower-case 0x address */
+  address: string
+  /** the hashed key to start from (as geth's hexutil.Bytes: any length) */
+  start: Uint8Array
+  maxResult: number
+}
+
+export type ExecTask = CallTask | SimulateTask | TraceBlockTask | TraceCallTask | StorageRangeTask
 
 export type ExecResult =
   | { ok: true; kind: 'call'; returnData: string }
   | { ok: true; kind: 'simulate'; json: string }
   /** one trace's JSON, or for a block the JSON array of its transactions' traces */
   | { ok: true; kind: 'trace'; json: string }
+  /** geth's StorageRangeResult, as JSON */
+  | { ok: true; kind: 'storageRange'; json: string }
   | { ok: true; kind: 'estimateGas'; gas: bigint }
   | { ok: true; kind: 'createAccessList'; accessList: ExecAccessListItem[]; gasUsed: bigint; error?: string }
   | { ok: false; error: RpcErrorShape }

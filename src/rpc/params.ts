@@ -411,6 +411,14 @@ export function uint(v: unknown, i: number): number {
   return n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(n)
 }
 
+/** A Go int (encoding/json: a JSON number without a fraction), e.g. debug_storageRangeAt's txIndex. */
+export function goInt(v: unknown, i: number): number {
+  required(v, i)
+  if (typeof v !== 'number') throw typeError(argSite(i), jsonKind(v), 'int')
+  if (!Number.isSafeInteger(v)) throw typeError(argSite(i), `number ${v}`, 'int')
+  return v
+}
+
 export function bool(v: unknown, i: number): boolean {
   required(v, i)
   return decodeBool(v, argSite(i))

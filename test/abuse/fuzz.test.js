@@ -26,7 +26,7 @@ const METHODS = [
   'eth_gasPrice', 'eth_maxPriorityFeePerGas', 'eth_sendRawTransaction', 'eth_sendRawTransactionSync', 'eth_subscribe', 'eth_unsubscribe',
   'net_version', 'web3_clientVersion', 'web3_sha3', 'txpool_status', 'txpool_content', 'eth_syncing',
   'debug_traceTransaction', 'debug_traceBlockByNumber', 'debug_traceBlockByHash', 'debug_traceCall',
-  'debug_getRawHeader', 'debug_getRawBlock', 'debug_getRawReceipts', 'debug_getRawTransaction', 'debug_getBadBlocks',
+  'debug_getRawHeader', 'debug_getRawBlock', 'debug_getRawReceipts', 'debug_getRawTransaction', 'debug_getBadBlocks', 'debug_storageRangeAt',
   'no_suchMethod', '', 'eth_', '__proto__', 'constructor', 'toString',
 ]
 

@@ -6,13 +6,13 @@
 // the call pool, under its limits; this file finds the block and turns the request into a task.
 
 import type { BlockRecord } from '../../chain/view.js'
-import type { BlockPrefix, TraceBlockTask, TraceCallTask, TraceOptions } from '../../exec/types.js'
+import type { TraceBlockTask, TraceCallTask, TraceOptions } from '../../exec/types.js'
 import { RawJson } from '../context.js'
 import type { MethodHandler, RequestContext } from '../context.js'
 import { serverError } from '../errors.js'
-import { bytesToHex } from '../hex.js'
 import * as p from '../params.js'
 import { traceOptions } from '../trace-config.js'
+import { blockPrefix, prefixBefore } from './block-prefix.js'
 import { callClientOf, findStateBlock, refToNumber, resolveStateBlock } from './deps.js'
 import type { MethodDeps } from './deps.js'
 import { singleCallBlockOverrides, toTask, unwrap } from './eth-exec.js'
@@ -30,20 +30,10 @@ export function traceMethods(deps: MethodDeps): Record<string, MethodHandler> {
     return result.kind === 'trace' ? new RawJson(result.json) : null
   }
 
-  /** `block`'s first `count` transactions, to replay on its parent's state (whose state must be kept). */
-  const prefixOf = async (block: BlockRecord, count: number): Promise<BlockPrefix> => {
-    const parent = await view.blockByNumber(block.number - 1n)
-    if (parent === undefined) throw serverError(`parent block #${block.number - 1n} not found`)
-    if (!view.hasStateOf(parent.number)) throw serverError(`historical state ${bytesToHex(parent.header.stateRoot)} is not available`)
-    const txs: Uint8Array[] = new Array(count)
-    for (let i = 0; i < count; i++) txs[i] = block.rawTx(i)
-    return { headerRlp: block.header.serialize(), parentStateRoot: bytesToHex(parent.header.stateRoot), txs, senders: block.senders.slice(0, count) }
-  }
-
   /** The replay of `block` up to its last traced transaction, on its parent's state. */
   const replay = async (block: BlockRecord, mode: TraceBlockTask['mode'], traced: number[], options: TraceOptions): Promise<TraceBlockTask> => {
     if (block.number === 0n) throw serverError('genesis is not traceable')
-    const prefix = await prefixOf(block, traced.length === 0 ? 0 : traced[traced.length - 1] + 1)
+    const prefix = await blockPrefix(view, block, traced.length === 0 ? 0 : traced[traced.length - 1] + 1)
     return { kind: 'traceBlock', mode, ...prefix, traced, options }
   }
 
@@ -95,15 +85,7 @@ export function traceMethods(deps: MethodDeps): Record<string, MethodHandler> {
       const bo = singleCallBlockOverrides(p.blockOverrides(extra.blockOverrides, 2))
       const block = txIndex === undefined ? await resolveStateBlock(view, selector) : await findStateBlock(view, selector)
       const { kind: _, ...call } = toTask('call', req, block, so, bo)
-      // geth's StateAtTransaction: the state before the block's transaction at txIndex
-      let within: BlockPrefix | undefined
-      if (txIndex !== undefined) {
-        if (block.number === 0n) throw serverError('no transaction in genesis')
-        if (txIndex >= block.txHashes.length) {
-          throw serverError(`transaction index ${txIndex} out of range for block ${block.hash}`)
-        }
-        within = await prefixOf(block, txIndex)
-      }
+      const within = txIndex === undefined ? undefined : await prefixBefore(view, block, txIndex)
       return run({ ...call, kind: 'traceCall', options, within }, ctx)
     },
   }
