@@ -9,8 +9,13 @@ import { BranchMPTNode, ExtensionMPTNode, LeafMPTNode } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToHex, createAddressFromString, equalsBytes, KECCAK256_RLP, setLengthLeft } from '@ethereumjs/util'
 import type { FixedMerkleStateManager } from '../evm/state-manager.js'
+import { ErrorCode, RpcError } from '../rpc/errors.js'
 import type { StorageRangeTask } from './types.js'
 import type { VM } from '@ethereumjs/vm'
+
+/** `"0x…":{"key":null,"value":"0x…"},` and the answer around the entries with a next key */
+const ENTRY_CHARS = 68 + 22 + 66 + 2 + 1
+const EMPTY_ANSWER_CHARS = '{"storage":{},"nextKey":""}'.length + 66
 
 interface Slot {
   hashedKey: Uint8Array
@@ -23,8 +28,14 @@ export async function storageRangeJson(vm: VM, task: StorageRangeTask): Promise<
   const trie = await (vm.stateManager as FixedMerkleStateManager).storageTrie(createAddressFromString(task.address))
   // no account, or no storage: geth's zero StorageRangeResult
   if (trie === undefined || equalsBytes(trie.root(), KECCAK256_RLP)) return '{"storage":null,"nextKey":null}'
-  const slots = await slotsFrom(trie, task.start, Math.max(0, task.maxResult) + 1)
-  const shown = slots.slice(0, Math.max(0, task.maxResult))
+  const wanted = Math.max(0, task.maxResult)
+  // every entry has the same length: past the response limit, no more of the walk is needed
+  const fit = task.maxBytes > 0 ? Math.floor((task.maxBytes - EMPTY_ANSWER_CHARS) / ENTRY_CHARS) : Number.MAX_SAFE_INTEGER
+  const slots = await slotsFrom(trie, task.start, Math.min(wanted, fit + 1) + 1)
+  const shown = slots.slice(0, wanted)
+  if (shown.length > fit) {
+    throw new RpcError(ErrorCode.ResponseTooLarge, `response too large: the storage range passed ${task.maxBytes} bytes (--batch-response-max-size); ask for fewer slots with maxResult`)
+  }
   const next = slots.length > shown.length ? `"${bytesToHex(slots[shown.length].hashedKey)}"` : 'null'
   const entries = shown.map((s) => `"${bytesToHex(s.hashedKey)}":{"key":null,"value":"${bytesToHex(s.value)}"}`)
   return `{"storage":{${entries.join(',')}},"nextKey":${next}}`

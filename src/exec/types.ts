@@ -183,6 +183,8 @@ export interface StorageRangeTask {
   /** the hashed key to start from (as geth's hexutil.Bytes: any length) */
   start: Uint8Array
   maxResult: number
+  /** the answer's limit (--batch-response-max-size; 0: none): past it, -32003 */
+  maxBytes: number
 }
 
 export type ExecTask = CallTask | SimulateTask | TraceBlockTask | TraceCallTask | StorageRangeTask

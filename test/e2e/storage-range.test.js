@@ -7,9 +7,11 @@ import { after, before, test } from 'node:test'
 import { ContractFactory, JsonRpcProvider, Wallet, keccak256, toBeHex, zeroPadValue } from 'ethers'
 import { compile } from '../helpers/contracts.js'
 import { CHAIN_ID, DEV_ADDRESSES, DEV_KEYS, startNode, target } from '../helpers/node.js'
-import { rpc, rpcResult } from '../helpers/rpc.js'
+import { rpc, rpcResult, waitForBlock } from '../helpers/rpc.js'
 
 const HOLDERS = 12
+/** 17 slots fit: 17 entries of 159 characters and the 93 around them */
+const RESPONSE_LIMIT = 2800
 /** anvil answers debug_storageRangeAt with -32601 */
 const skip = target !== 'keel' && 'anvil does not serve debug_storageRangeAt'
 
@@ -23,7 +25,8 @@ let after_
 
 before(async () => {
   if (skip) return
-  node = await startNode({ blockTime: 1 })
+  // a response limit the history contract's slots can pass (below), that the token's fit in
+  node = await startNode({ blockTime: 0.25, args: ['--batch-response-max-size', String(RESPONSE_LIMIT)] })
   provider = new JsonRpcProvider(node.url, CHAIN_ID, { staticNetwork: true, pollingInterval: 200 })
   const wallet = new Wallet(DEV_KEYS[7], provider)
   const { Token } = compile()
@@ -120,4 +123,20 @@ test("an account without storage, and geth's errors", { skip }, async () => {
   assert.deepEqual(hexIndex.error, { code: -32602, message: 'invalid argument 1: json: cannot unmarshal string into Go value of type int' })
   const fewer = await rpc(node.url, 'debug_storageRangeAt', [after_.block, 0, token.target, '0x'])
   assert.equal(fewer.error?.code, -32602)
+})
+
+test('an answer past --batch-response-max-size is -32003; the walk stops there', { skip }, async () => {
+  // EIP-2935's contract keeps one slot a block: wait for more than fit
+  await waitForBlock(node.url, 24)
+  const wallet = new Wallet(DEV_KEYS[7], provider)
+  const marker = await (await wallet.sendTransaction({ to: DEV_ADDRESSES[8], value: 1n })).wait()
+  const history = '0x0000f90827f1c53a10cb7a02335b175320002935'
+  const fits = await range(marker.blockHash, marker.index, '0x', 17, history)
+  assert.equal(Object.keys(fits.storage).length, 17)
+  assert.ok(JSON.stringify(fits).length <= RESPONSE_LIMIT)
+  const tooLarge = await rpc(node.url, 'debug_storageRangeAt', [marker.blockHash, marker.index, history, '0x', 18])
+  assert.deepEqual(tooLarge.error, {
+    code: -32003,
+    message: `response too large: the storage range passed ${RESPONSE_LIMIT} bytes (--batch-response-max-size); ask for fewer slots with maxResult`,
+  })
 })
