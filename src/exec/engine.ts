@@ -216,8 +216,8 @@ export class ExecEngine {
   /**
    * debug_traceCall: the call as eth_call runs it through runTx, reported by the tracer the task names,
    * on the state after its block or, with `within`, before one of the block's transactions (the block
-   * replayed up to it). It runs in a scratch VM of its own, not in the calls' shared state: a trace stopped inside the EVM
-   * (out of time, too large) leaves the EVM's checkpoints open.
+   * replayed up to it). It runs in a scratch VM of its own, not in the calls' shared state: a trace
+   * stopped inside the EVM (out of time, too large) leaves the EVM's checkpoints open.
    */
   private async traceCall(task: TraceCallTask): Promise<string> {
     const gas = this.callGas(task)

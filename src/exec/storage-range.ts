@@ -8,10 +8,10 @@ import type { MerklePatriciaTrie, MPTNode } from '@ethereumjs/mpt'
 import { BranchMPTNode, ExtensionMPTNode, LeafMPTNode } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToHex, createAddressFromString, equalsBytes, KECCAK256_RLP, setLengthLeft } from '@ethereumjs/util'
+import type { VM } from '@ethereumjs/vm'
 import type { FixedMerkleStateManager } from '../evm/state-manager.js'
 import { ErrorCode, RpcError } from '../rpc/errors.js'
 import type { StorageRangeTask } from './types.js'
-import type { VM } from '@ethereumjs/vm'
 
 /** `"0x…":{"key":null,"value":"0x…"},` and the answer around the entries with a next key */
 const ENTRY_CHARS = 68 + 22 + 66 + 2 + 1

@@ -9,7 +9,7 @@ import { serverError } from '../errors.js'
 import * as p from '../params.js'
 import type { BlockSelector } from '../params.js'
 import { prefixBefore } from './block-prefix.js'
-import { callClientOf, refToNumber } from './deps.js'
+import { callClientOf, resolveBlockOrNull } from './deps.js'
 import type { MethodDeps } from './deps.js'
 import { unwrap } from './eth-exec.js'
 
@@ -23,7 +23,7 @@ export function storageRangeMethods(deps: MethodDeps): Record<string, MethodHand
       const address = p.address(params[2], 2)
       const start = p.data(params[3], 3)
       const maxResult = p.goInt(params[4], 4)
-      const block = await blockOf(selector)
+      const block = await resolveBlockOrNull(view, selector)
       if (block === undefined) throw serverError(`block ${selectorText(selector)} not found`)
       if (txIndex < 0) throw serverError(`transaction index ${txIndex} out of range for block ${block.hash}`)
       const at = await prefixBefore(view, block, txIndex)
@@ -32,12 +32,6 @@ export function storageRangeMethods(deps: MethodDeps): Record<string, MethodHand
     },
   }
 
-  function blockOf(selector: BlockSelector) {
-    if (selector.kind === 'hash') return view.blockByHash(selector.hash)
-    const number = refToNumber(view, selector)
-    if (number === undefined) return undefined
-    return number === view.head.number ? view.headRecord() : view.blockByNumber(number)
-  }
 }
 
 /** rpc.BlockNumberOrHash's String(): the hash, the tag, or the number in hex. */

@@ -1,9 +1,9 @@
 // debug_traceTransaction, debug_traceBlockByNumber, debug_traceBlockByHash and debug_traceCall, as geth
 // answers them (eth/tracers/api.go): a mined transaction runs again on its block's parent state with the
 // transactions before it, a call runs as eth_call runs it (with `txIndex`, before that transaction of
-// its block, replayed the same way), and the tracer the request names reports the
-// execution (trace-config.ts: the struct logger, callTracer, 4byteTracer or noopTracer). The work runs in
-// the call pool, under its limits; this file finds the block and turns the request into a task.
+// its block, replayed the same way), and the tracer the request names reports the execution
+// (trace-config.ts: the struct logger, callTracer, prestateTracer, 4byteTracer or noopTracer). The work
+// runs in the call pool, under its limits; this file finds the block and turns the request into a task.
 
 import type { BlockRecord } from '../../chain/view.js'
 import type { TraceBlockTask, TraceCallTask, TraceOptions } from '../../exec/types.js'
