@@ -113,7 +113,7 @@ export interface SimulateTask {
  * How debug_trace* reports an execution (geth's TraceConfig): the default struct logger (every opcode
  * step) or a named native tracer, and the time the trace may take.
  */
-export type TracerName = 'structLogger' | 'callTracer' | 'prestateTracer' | '4byteTracer' | 'noopTracer'
+export type TracerName = 'structLogger' | 'callTracer' | 'prestateTracer' | '4byteTracer' | 'noopTracer' | 'muxTracer'
 
 export interface TraceOptions {
   tracer: TracerName
@@ -133,6 +133,8 @@ export interface TraceOptions {
   withLog: boolean
   /** prestateTracer's tracerConfig */
   prestate: { diffMode: boolean; disableCode: boolean; disableStorage: boolean }
+  /** muxTracer's tracers, each with the name its result is reported under, in the order of the names */
+  mux: { name: string; options: TraceOptions }[]
 }
 
 /** The start of a mined block, to replay on its parent's state: its system calls, then these transactions. */

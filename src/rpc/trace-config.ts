@@ -9,7 +9,7 @@ import { fieldsOf, fieldTypeError, goFields, isAbsent, isObject, jsonKind } from
 /** geth's defaultTraceTimeout. */
 const DEFAULT_TIMEOUT_MS = 5_000
 
-const NATIVE_TRACERS: ReadonlySet<string> = new Set(['callTracer', 'prestateTracer', '4byteTracer', 'noopTracer'])
+const NATIVE_TRACERS: ReadonlySet<string> = new Set(['callTracer', 'prestateTracer', '4byteTracer', 'noopTracer', 'muxTracer'])
 
 const TRACE_FIELDS = fieldsOf('tracer', 'timeout', 'reexec', 'tracerConfig', 'enableMemory', 'disableStack', 'disableStorage', 'enableReturnData', 'debug', 'limit', 'overrides')
 /** each native tracer's tracerConfig: its fields (all bool) and geth's Go type name */
@@ -33,6 +33,7 @@ export function traceOptions(v: unknown, arg: number, struct: 'TraceConfig' | 'T
     onlyTopCall: false,
     withLog: false,
     prestate: { diffMode: false, disableCode: false, disableStorage: false },
+    mux: [],
   }
   if (isAbsent(v)) return options
   if (!isObject(v)) throw invalidParams(`invalid argument ${arg}: json: cannot unmarshal ${jsonKind(v)} into Go value of type tracers.${struct}`)
@@ -65,32 +66,50 @@ export function traceOptions(v: unknown, arg: number, struct: 'TraceConfig' | 'T
     const ms = goDurationMs(f.timeout)
     options.timeoutMs = Math.max(0, Math.min(ms, maxTimeoutMs))
   }
-  const tracerConfig = TRACER_CONFIGS[options.tracer]
-  if (tracerConfig !== undefined && !isAbsent(f.tracerConfig)) {
-    const config = f.tracerConfig
-    if (!isObject(config)) throw serverError(`json: cannot unmarshal ${jsonKind(config)} into Go value of type native.${tracerConfig.type}`)
-    const c = goFields(config, fieldsOf(...tracerConfig.fields))
-    const flags: Record<string, boolean> = {}
-    for (const name of tracerConfig.fields) {
-      const value = c[name]
-      if (isAbsent(value)) continue
-      if (typeof value !== 'boolean') throw serverError(`json: cannot unmarshal ${jsonKind(value)} into Go struct field ${tracerConfig.type}.${name} of type bool`)
-      flags[name] = value
-    }
-    if (options.tracer === 'callTracer') {
-      options.onlyTopCall = flags.onlyTopCall ?? false
-      options.withLog = flags.withLog ?? false
-    } else {
-      options.prestate = { diffMode: flags.diffMode ?? false, disableCode: flags.disableCode ?? false, disableStorage: flags.disableStorage ?? false }
-    }
-  }
+  applyTracerConfig(options, f.tracerConfig)
   return options
+}
+
+/** A native tracer's tracerConfig onto `options` (whose tracer is chosen), as geth's tracer constructors read it. */
+function applyTracerConfig(options: TraceOptions, config: unknown): void {
+  if (options.tracer === 'muxTracer') {
+    // native/mux.go: a map of tracer name to that tracer's config, which must be there
+    if (config === undefined) throw serverError('unexpected end of JSON input')
+    if (config === null) return
+    if (!isObject(config)) throw serverError(`json: cannot unmarshal ${jsonKind(config)} into Go value of type map[string]json.RawMessage`)
+    options.mux = Object.keys(config)
+      .sort()
+      .map((name) => {
+        const sub: TraceOptions = { ...options, tracer: tracerNamed(name), mux: [] }
+        if (sub.tracer === 'structLogger') throw serverError(`tracer ${JSON.stringify(name)} not found`)
+        applyTracerConfig(sub, config[name])
+        return { name, options: sub }
+      })
+    return
+  }
+  const tracerConfig = TRACER_CONFIGS[options.tracer]
+  if (tracerConfig === undefined || isAbsent(config)) return
+  if (!isObject(config)) throw serverError(`json: cannot unmarshal ${jsonKind(config)} into Go value of type native.${tracerConfig.type}`)
+  const c = goFields(config, fieldsOf(...tracerConfig.fields))
+  const flags: Record<string, boolean> = {}
+  for (const name of tracerConfig.fields) {
+    const value = c[name]
+    if (isAbsent(value)) continue
+    if (typeof value !== 'boolean') throw serverError(`json: cannot unmarshal ${jsonKind(value)} into Go struct field ${tracerConfig.type}.${name} of type bool`)
+    flags[name] = value
+  }
+  if (options.tracer === 'callTracer') {
+    options.onlyTopCall = flags.onlyTopCall ?? false
+    options.withLog = flags.withLog ?? false
+  } else {
+    options.prestate = { diffMode: flags.diffMode ?? false, disableCode: flags.disableCode ?? false, disableStorage: flags.disableStorage ?? false }
+  }
 }
 
 function tracerNamed(name: string): TracerName {
   if (name === '') return 'structLogger'
   if (NATIVE_TRACERS.has(name)) return name as TracerName
-  throw serverError(`tracer ${JSON.stringify(name)} is not supported: Keel runs callTracer, prestateTracer, 4byteTracer, noopTracer and, with no tracer named, the struct logger (JavaScript tracers are not supported)`)
+  throw serverError(`tracer ${JSON.stringify(name)} is not supported: Keel runs callTracer, prestateTracer, 4byteTracer, noopTracer, muxTracer and, with no tracer named, the struct logger (JavaScript tracers are not supported)`)
 }
 
 const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }

@@ -313,6 +313,23 @@ test('4byteTracer and noopTracer', async () => {
   assert.deepEqual(await trace(sent.callSet.hash, { tracer: 'noopTracer' }), {})
 })
 
+test('muxTracer: each tracer\'s result under its name, as that tracer alone answers', { skip: !geth && 'anvil answers muxTracer with nothing in it' }, async () => {
+  const tracerConfig = { callTracer: { withLog: true }, prestateTracer: { diffMode: true }, '4byteTracer': {}, noopTracer: null }
+  for (const name of ['mixed', 'create', 'tryFail']) {
+    const hash = sent[name].hash
+    const muxed = await trace(hash, { tracer: 'muxTracer', tracerConfig })
+    assert.deepEqual(Object.keys(muxed), ['4byteTracer', 'callTracer', 'noopTracer', 'prestateTracer'])
+    assert.deepEqual(muxed.callTracer, await trace(hash, { tracer: 'callTracer', tracerConfig: { withLog: true } }))
+    assert.deepEqual(muxed.prestateTracer, await trace(hash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }))
+    assert.deepEqual(muxed['4byteTracer'], await trace(hash, { tracer: '4byteTracer' }))
+    assert.deepEqual(muxed.noopTracer, {})
+  }
+  // debug_traceCall too, and nested
+  const request = { from: '0x00000000000000000000000000000000000000bb', to: await caller.getAddress(), data: callerAbi.encodeFunctionData('callSet', [await storage.getAddress(), 5n]) }
+  const call = await rpcResult(node.url, 'debug_traceCall', [request, 'latest', { tracer: 'muxTracer', tracerConfig: { muxTracer: { callTracer: {} } } }])
+  assert.deepEqual(call, { muxTracer: { callTracer: await rpcResult(node.url, 'debug_traceCall', [request, 'latest', { tracer: 'callTracer' }]) } })
+})
+
 test('debug_traceBlockByNumber and ByHash: every transaction of the block, with its hash', async () => {
   const receipt = sent.callSet
   const byNumber = await rpcResult(node.url, 'debug_traceBlockByNumber', [`0x${receipt.blockNumber.toString(16)}`, { tracer: 'callTracer' }])

@@ -53,6 +53,7 @@ test('defaults: the struct logger with stack and storage, 5 s, no limit', () => 
     onlyTopCall: false,
     withLog: false,
     prestate: { diffMode: false, disableCode: false, disableStorage: false },
+    mux: [],
   }
   assert.deepEqual(traceOptions(undefined, 1, 'TraceConfig', LIMITS), expected)
   assert.deepEqual(traceOptions(null, 1, 'TraceConfig', LIMITS), expected)
@@ -84,6 +85,26 @@ test("native tracers, callTracer's tracerConfig (ignored for the others)", () =>
   // the top-level disableStorage is the struct logger's; the prestate tracer has its own
   assert.deepEqual(prestate.prestate, { diffMode: true, disableCode: true, disableStorage: false })
   rejects(() => traceOptions({ tracer: 'prestateTracer', tracerConfig: { diffMode: 'yes' } }, 1, 'TraceConfig', LIMITS), 'json: cannot unmarshal string into Go struct field prestateTracerConfig.diffMode of type bool', -32000)
+})
+
+test("muxTracer: each tracer under its name, in the names' order, with its own tracerConfig", () => {
+  const mux = traceOptions({ tracer: 'muxTracer', timeout: '2s', tracerConfig: { prestateTracer: { diffMode: true }, callTracer: { withLog: true }, '4byteTracer': null } }, 1, 'TraceConfig', LIMITS)
+  assert.equal(mux.tracer, 'muxTracer')
+  assert.deepEqual(mux.mux.map((m) => m.name), ['4byteTracer', 'callTracer', 'prestateTracer'])
+  assert.deepEqual(mux.mux.map((m) => m.options.tracer), ['4byteTracer', 'callTracer', 'prestateTracer'])
+  assert.equal(mux.mux[1].options.withLog, true)
+  assert.equal(mux.mux[2].options.prestate.diffMode, true)
+  assert.equal(mux.mux[0].options.withLog, false)
+  for (const m of mux.mux) assert.equal(m.options.timeoutMs, 2_000)
+  // nested, and a null config: no tracers
+  const nested = traceOptions({ tracer: 'muxTracer', tracerConfig: { muxTracer: { noopTracer: {} } } }, 1, 'TraceConfig', LIMITS)
+  assert.deepEqual(nested.mux[0].options.mux.map((m) => m.options.tracer), ['noopTracer'])
+  assert.deepEqual(traceOptions({ tracer: 'muxTracer', tracerConfig: null }, 1, 'TraceConfig', LIMITS).mux, [])
+  // mux.go unmarshals its config, which must be there
+  rejects(() => traceOptions({ tracer: 'muxTracer' }, 1, 'TraceConfig', LIMITS), 'unexpected end of JSON input', -32000)
+  rejects(() => traceOptions({ tracer: 'muxTracer', tracerConfig: [] }, 1, 'TraceConfig', LIMITS), 'json: cannot unmarshal array into Go value of type map[string]json.RawMessage', -32000)
+  rejects(() => traceOptions({ tracer: 'muxTracer', tracerConfig: { flatCallTracer: {} } }, 1, 'TraceConfig', LIMITS), /^tracer "flatCallTracer" is not supported: /, -32000)
+  rejects(() => traceOptions({ tracer: 'muxTracer', tracerConfig: { callTracer: { onlyTopCall: 'no' } } }, 1, 'TraceConfig', LIMITS), 'json: cannot unmarshal string into Go struct field callTracerConfig.onlyTopCall of type bool', -32000)
 })
 
 test("what is refused, in geth's words and codes", () => {

@@ -3,6 +3,7 @@
 import type { TraceOptions } from '../types.js'
 import { CallTracer } from './call-tracer.js'
 import { FourByteTracer } from './four-byte-tracer.js'
+import { MuxTracer } from './mux-tracer.js'
 import { PrestateTracer } from './prestate-tracer.js'
 import { StructLogger } from './struct-logger.js'
 import type { Deadline, TxTracer } from './tracer.js'
@@ -22,5 +23,7 @@ export function createTracer(options: TraceOptions, gasLimit: bigint, deadline: 
       return NOOP
     case 'prestateTracer':
       return new PrestateTracer(options.prestate, deadline)
+    case 'muxTracer':
+      return new MuxTracer(options.mux.map((m) => ({ name: m.name, tracer: createTracer(m.options, gasLimit, deadline) })))
   }
 }

@@ -2,8 +2,9 @@
 // answers them (eth/tracers/api.go): a mined transaction runs again on its block's parent state with the
 // transactions before it, a call runs as eth_call runs it (with `txIndex`, before that transaction of
 // its block, replayed the same way), and the tracer the request names reports the execution
-// (trace-config.ts: the struct logger, callTracer, prestateTracer, 4byteTracer or noopTracer). The work
-// runs in the call pool, under its limits; this file finds the block and turns the request into a task.
+// (trace-config.ts: the struct logger, callTracer, prestateTracer, 4byteTracer, noopTracer or
+// muxTracer). The work runs in the call pool, under its limits; this file finds the block and turns
+// the request into a task.
 
 import type { BlockRecord } from '../../chain/view.js'
 import type { TraceBlockTask, TraceCallTask, TraceOptions } from '../../exec/types.js'
