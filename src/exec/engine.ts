@@ -759,7 +759,7 @@ function paysFee(a: ExecCallArgs): boolean {
 
 /** A message that pays no fee: see plainCall. */
 function isPlainMessage(a: ExecCallArgs): boolean {
-  return isMessage(a) && (a.gasPrice ?? 0n) === 0n && (a.maxFeePerGas ?? 0n) === 0n && (a.maxPriorityFeePerGas ?? 0n) === 0n
+  return isMessage(a) && !paysFee(a) && (a.maxPriorityFeePerGas ?? 0n) === 0n
 }
 
 function outcomeOf(result: RunTxResult, needed: bigint): Outcome {

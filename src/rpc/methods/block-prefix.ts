@@ -19,6 +19,6 @@ export async function blockPrefix(view: ChainView, block: BlockRecord, count: nu
 /** geth's StateAtTransaction: the block up to its transaction at `txIndex`, which must be one of its own. */
 export async function prefixBefore(view: ChainView, block: BlockRecord, txIndex: number): Promise<BlockPrefix> {
   if (block.number === 0n) throw serverError('no transaction in genesis')
-  if (txIndex >= block.txHashes.length) throw serverError(`transaction index ${txIndex} out of range for block ${block.hash}`)
+  if (txIndex < 0 || txIndex >= block.txHashes.length) throw serverError(`transaction index ${txIndex} out of range for block ${block.hash}`)
   return blockPrefix(view, block, txIndex)
 }

@@ -11,7 +11,7 @@ import { serverError } from '../errors.js'
 import { receiptBloom } from '../format.js'
 import { bytesToHex } from '../hex.js'
 import * as p from '../params.js'
-import { refToNumber } from './deps.js'
+import { resolveBlockOrNull } from './deps.js'
 import type { MethodDeps } from './deps.js'
 import { blockMemo } from './chain-json.js'
 
@@ -24,14 +24,8 @@ export function debugRawMethods(deps: MethodDeps, rawTransaction: MethodHandler)
 
   const blockAt = async (v: unknown): Promise<BlockRecord> => {
     const selector = p.blockSelector(v, 0)
-    if (selector.kind === 'hash') {
-      const block = await view.blockByHash(selector.hash)
-      if (block === undefined) throw serverError(`block ${selector.hash} not found`)
-      return block
-    }
-    const number = refToNumber(view, selector)
-    const block = number === undefined ? undefined : number === view.head.number ? await view.headRecord() : await view.blockByNumber(number)
-    if (block === undefined) throw serverError('header not found')
+    const block = await resolveBlockOrNull(view, selector)
+    if (block === undefined) throw serverError(selector.kind === 'hash' ? `block ${selector.hash} not found` : 'header not found')
     return block
   }
 

@@ -25,7 +25,6 @@ export function storageRangeMethods(deps: MethodDeps): Record<string, MethodHand
       const maxResult = p.goInt(params[4], 4)
       const block = await resolveBlockOrNull(view, selector)
       if (block === undefined) throw serverError(`block ${selectorText(selector)} not found`)
-      if (txIndex < 0) throw serverError(`transaction index ${txIndex} out of range for block ${block.hash}`)
       const at = await prefixBefore(view, block, txIndex)
       const result = unwrap(await deps.executor.run({ kind: 'storageRange', at, address, start, maxResult, maxBytes: deps.config.batchResponseMaxSize }, callClientOf(deps, ctx)))
       return result.kind === 'storageRange' ? new RawJson(result.json) : null

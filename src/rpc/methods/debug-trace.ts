@@ -14,7 +14,7 @@ import { serverError } from '../errors.js'
 import * as p from '../params.js'
 import { traceOptions } from '../trace-config.js'
 import { blockPrefix, prefixBefore } from './block-prefix.js'
-import { callClientOf, findStateBlock, refToNumber, resolveStateBlock } from './deps.js'
+import { callClientOf, findStateBlock, resolveBlockOrNull, resolveStateBlock } from './deps.js'
 import type { MethodDeps } from './deps.js'
 import { singleCallBlockOverrides, toTask, unwrap } from './eth-exec.js'
 
@@ -62,8 +62,7 @@ export function traceMethods(deps: MethodDeps): Record<string, MethodHandler> {
       p.expectParams(params, 1, 2)
       const ref = p.blockTag(params[0], 0)
       const options = traceOptions(params[1], 1, 'TraceConfig', limits)
-      const number = refToNumber(view, ref)
-      const block = number === undefined ? undefined : number === view.head.number ? await view.headRecord() : await view.blockByNumber(number)
+      const block = await resolveBlockOrNull(view, ref)
       if (block === undefined) throw serverError(`block #${ref.kind === 'number' ? ref.number : ref.tag} not found`)
       return traceWholeBlock(block, options, ctx)
     },
