@@ -34,6 +34,7 @@ import { authorizationListData } from './authorization-data.js'
 import { DEFAULT_SENDER } from './types.js'
 import type { CallSpec, CallTask, ExecAccessListItem, ExecBlock, ExecCallArgs, ExecLimits, ExecResult, ExecTask, SimulateTask, TraceCallTask } from './types.js'
 import { storageRangeJson } from './storage-range.js'
+import { foreignBlockTask } from './trace/foreign-block.js'
 import { stateWithin, traceBlock } from './trace/replay.js'
 import type { ReplayContext } from './trace/replay.js'
 import { createTracer } from './trace/tracers.js'
@@ -184,6 +185,8 @@ export class ExecEngine {
           return { ok: true, kind: 'simulate', json: await this.simulate(task) }
         case 'traceBlock':
           return { ok: true, kind: 'trace', json: await traceBlock(this.replayContext(), task, this.traceBudget()) }
+        case 'traceForeignBlock':
+          return { ok: true, kind: 'trace', json: await traceBlock(this.replayContext(), foreignBlockTask(task, this.common.copy()), this.traceBudget()) }
         case 'traceCall':
           return { ok: true, kind: 'trace', json: await this.traceCall(task) }
         case 'storageRange':

@@ -161,6 +161,17 @@ export interface TraceBlockTask extends BlockPrefix {
   options: TraceOptions
 }
 
+/**
+ * debug_traceBlock: a block that is not the chain's, as the client sent its RLP, traced whole on the state
+ * of the parent its header names. The worker decodes it and recovers its senders (trace/foreign-block.ts).
+ */
+export interface TraceForeignBlockTask {
+  kind: 'traceForeignBlock'
+  blockRlp: Uint8Array
+  parentStateRoot: string
+  options: TraceOptions
+}
+
 /** What a call runs, whatever the method that runs it. */
 export type CallSpec = Omit<CallTask, 'kind'>
 
@@ -189,7 +200,7 @@ export interface StorageRangeTask {
   maxBytes: number
 }
 
-export type ExecTask = CallTask | SimulateTask | TraceBlockTask | TraceCallTask | StorageRangeTask
+export type ExecTask = CallTask | SimulateTask | TraceBlockTask | TraceForeignBlockTask | TraceCallTask | StorageRangeTask
 
 export type ExecResult =
   | { ok: true; kind: 'call'; returnData: string }

@@ -46,6 +46,7 @@ export const DEFAULT_METHOD_COSTS: Readonly<Record<string, number>> = Object.fre
   debug_traceCall: 20,
   debug_traceBlockByNumber: 50,
   debug_traceBlockByHash: 50,
+  debug_traceBlock: 50,
   debug_storageRangeAt: 20,
   txpool_content: 5,
   txpool_inspect: 5,

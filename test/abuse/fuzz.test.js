@@ -25,7 +25,7 @@ const METHODS = [
   'eth_newBlockFilter', 'eth_getFilterChanges', 'eth_getFilterLogs', 'eth_uninstallFilter', 'eth_feeHistory',
   'eth_gasPrice', 'eth_maxPriorityFeePerGas', 'eth_sendRawTransaction', 'eth_sendRawTransactionSync', 'eth_subscribe', 'eth_unsubscribe',
   'net_version', 'web3_clientVersion', 'web3_sha3', 'txpool_status', 'txpool_content', 'eth_syncing',
-  'debug_traceTransaction', 'debug_traceBlockByNumber', 'debug_traceBlockByHash', 'debug_traceCall',
+  'debug_traceTransaction', 'debug_traceBlockByNumber', 'debug_traceBlockByHash', 'debug_traceBlock', 'debug_traceCall',
   'debug_getRawHeader', 'debug_getRawBlock', 'debug_getRawReceipts', 'debug_getRawTransaction', 'debug_getBadBlocks', 'debug_storageRangeAt',
   'no_suchMethod', '', 'eth_', '__proto__', 'constructor', 'toString',
 ]

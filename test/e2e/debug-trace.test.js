@@ -1,4 +1,4 @@
-// debug_traceTransaction, debug_traceBlockByNumber/Hash and debug_traceCall as geth answers them: the
+// debug_traceTransaction, debug_traceBlockByNumber/Hash, debug_traceBlock and debug_traceCall as geth answers them: the
 // callTracer's frame tree (types, addresses, gas, input and output, errors, revert reasons, logs and their
 // positions), the default struct logger's steps (gas accounting, depth, stack, memory, storage), the
 // 4byte and noop tracers, per-transaction entries of a block, and geth's errors; and the debug_getRaw*
@@ -342,6 +342,53 @@ test('debug_traceBlockByNumber and ByHash: every transaction of the block, with 
   assert.deepEqual(mine.result, await callTrace('callSet'))
   const byHash = await rpcResult(node.url, 'debug_traceBlockByHash', [block.hash, { tracer: 'callTracer' }])
   assert.deepEqual(byHash, byNumber)
+})
+
+test('debug_traceBlock: a block given as RLP traces as its stored twin; an altered one in its own context; what cannot be traced', { skip: !geth && 'anvil has no debug_traceBlock' }, async () => {
+  const number = `0x${sent.transfer.blockNumber.toString(16)}`
+  const raw = await rpcResult(node.url, 'debug_getRawBlock', [number])
+  for (const config of [{ tracer: 'callTracer' }, { tracer: 'prestateTracer' }, {}]) {
+    assert.deepEqual(await rpcResult(node.url, 'debug_traceBlock', [raw, config]), await rpcResult(node.url, 'debug_traceBlockByNumber', [number, config]))
+  }
+  // the same transactions under another coinbase: a block the chain does not hold, run in its own context
+  const [header, txs, ...rest] = RLP.decode(getBytes(raw))
+  const reencode = (fields, list = txs) => bytesToHex(RLP.encode([fields, list, ...rest]))
+  const coinbase = '0x00000000000000000000000000000000000000cc'
+  const altered = header.slice()
+  altered[2] = getBytes(coinbase)
+  const stored = await rpcResult(node.url, 'debug_traceBlock', [raw, { tracer: 'prestateTracer' }])
+  const other = await rpcResult(node.url, 'debug_traceBlock', [reencode(altered), { tracer: 'prestateTracer' }])
+  const mine = (entries) => entries.find((e) => e.txHash === sent.transfer.hash).result
+  assert.ok(coinbase in mine(other), 'the altered block\'s coinbase is in the prestate')
+  assert.ok(!(coinbase in mine(stored)))
+  assert.ok(lower(sent.transfer.from) in mine(other))
+  assert.deepEqual(await rpcResult(node.url, 'debug_traceBlock', [reencode(header, [])]), [])
+  // what the chain would refuse, in geth's words: a transaction twice (its nonce is spent), a sender with nothing
+  const twice = await rpc(node.url, 'debug_traceBlock', [reencode(header, [...txs, ...txs])])
+  const nonce = BigInt(sent.transfer.nonce ?? (await provider.getTransaction(sent.transfer.hash)).nonce)
+  assert.deepEqual(twice.error, { code: -32000, message: `tracing failed: nonce too low: address ${wallet.address}, tx: ${nonce} state: ${nonce + 1n}` })
+  const pauper = Wallet.createRandom()
+  const unfunded = getBytes(await pauper.signTransaction({ type: 2, chainId: CHAIN_ID, nonce: 0, to: coinbase, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n }))
+  const poor = await rpc(node.url, 'debug_traceBlock', [reencode(header, [unfunded])])
+  assert.deepEqual(poor.error, { code: -32000, message: `tracing failed: insufficient funds for gas * price + value: address ${pauper.address} have 0 want ${21_000n * 10n ** 10n + 1n}` })
+  // geth checks the fee cap against the block's base fee before the funds
+  const baseFee = BigInt(bytesToHex(header[15]))
+  const cheap = getBytes(await pauper.signTransaction({ type: 2, chainId: CHAIN_ID, nonce: 0, to: coinbase, value: 1n, gasLimit: 21_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n }))
+  const under = await rpc(node.url, 'debug_traceBlock', [reencode(header, [cheap])])
+  assert.deepEqual(under.error, { code: -32000, message: `tracing failed: max fee per gas less than block base fee: address ${pauper.address}, maxFeePerGas: 1, baseFee: ${baseFee}` })
+  // the parent is found by number, then by hash, as geth's traceBlock finds it
+  const orphan = header.slice()
+  orphan[0] = getBytes(`0x${'11'.repeat(32)}`)
+  assert.deepEqual((await rpc(node.url, 'debug_traceBlock', [reencode(orphan)])).error, { code: -32000, message: `block 0x${'11'.repeat(32)} not found` })
+  const far = header.slice()
+  far[8] = getBytes('0xffffff')
+  assert.deepEqual((await rpc(node.url, 'debug_traceBlock', [reencode(far)])).error, { code: -32000, message: 'block #16777214 not found' })
+  const genesis = await rpcResult(node.url, 'debug_getRawBlock', ['0x0'])
+  assert.deepEqual((await rpc(node.url, 'debug_traceBlock', [genesis])).error, { code: -32000, message: 'genesis is not traceable' })
+  const garbage = await rpc(node.url, 'debug_traceBlock', ['0x1234'])
+  assert.equal(garbage.error?.code, -32000)
+  assert.match(garbage.error.message, /^could not decode block: /)
+  assert.equal((await rpc(node.url, 'debug_traceBlock', ['1234'])).error?.code, -32602)
 })
 
 test('debug_traceCall: a call at a block, with the callTracer and the struct logger', async () => {

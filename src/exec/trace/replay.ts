@@ -16,13 +16,13 @@ import type { Common } from '@ethereumjs/common'
 import type { EVM, EVMMockBlockchainInterface } from '@ethereumjs/evm'
 import { createTxFromRLP } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { bytesToHex, hexToBytes, toChecksumAddress } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
 import type { ReadOnlyTrieDB } from '../../chain/store/state-db.js'
 import { beforeTransactions } from '../../chain/system-calls.js'
 import { serverError } from '../../rpc/errors.js'
-import { cleanRunTxError } from '../precheck.js'
+import { cleanRunTxError, feeCheck, insufficientFunds } from '../precheck.js'
 import { scratchVM } from '../scratch-vm.js'
 import type { BlockPrefix, TraceBlockTask } from '../types.js'
 import { createTracer } from './tracers.js'
@@ -117,11 +117,31 @@ async function replayUpTo(
 }
 
 async function run(vm: VM, tx: TypedTransaction, block: Block, blockGasUsed: bigint): Promise<RunTxResult> {
+  const refused = await preCheck(vm, tx, block.header.baseFeePerGas ?? 0n)
+  if (refused !== undefined) throw serverError(`tracing failed: ${refused}`)
   try {
     return await runTx(vm, { tx, block, blockGasUsed, skipHardForkValidation: true })
   } catch (err) {
     if (err instanceof TraceTimeout || err instanceof TraceTooLarge) throw err
-    // the block holds it, so it ran when the block was built: a replay that refuses it is Keel's fault
+    // a block of the chain ran when it was built, so this is a block from outside (debug_traceBlock) or Keel's fault
     throw serverError(`tracing failed: ${cleanRunTxError((err as Error).message)}`)
   }
+}
+
+/**
+ * geth's preCheck (the nonce, the fees against the base fee) and buyGas (the funds), in geth's order and
+ * words: a block from outside the chain (debug_traceBlock) may hold a transaction out of order, under
+ * the base fee, or one its sender cannot pay for. Every transaction of a block of the chain passes.
+ */
+async function preCheck(vm: VM, tx: TypedTransaction, baseFee: bigint): Promise<string | undefined> {
+  const from = tx.getSenderAddress().toString()
+  const account = await vm.stateManager.getAccount(tx.getSenderAddress())
+  const nonce = account?.nonce ?? 0n
+  if (tx.nonce !== nonce) return `nonce too ${tx.nonce < nonce ? 'low' : 'high'}: address ${toChecksumAddress(from)}, tx: ${tx.nonce} state: ${nonce}`
+  const fees = 'maxFeePerGas' in tx ? { maxFeePerGas: tx.maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas } : { gasPrice: tx.gasPrice }
+  const feeRefusal = feeCheck({ from, ...fees }, baseFee, true)
+  if (feeRefusal !== undefined) return feeRefusal.message
+  const want = tx.gasLimit * (fees.gasPrice ?? fees.maxFeePerGas) + tx.value
+  const have = account?.balance ?? 0n
+  return have < want ? insufficientFunds(from, have, want).message : undefined
 }

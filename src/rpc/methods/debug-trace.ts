@@ -1,19 +1,20 @@
-// debug_traceTransaction, debug_traceBlockByNumber, debug_traceBlockByHash and debug_traceCall, as geth
-// answers them (eth/tracers/api.go): a mined transaction runs again on its block's parent state with the
-// transactions before it, a call runs as eth_call runs it (with `txIndex`, before that transaction of
+// debug_traceTransaction, debug_traceBlockByNumber, debug_traceBlockByHash, debug_traceBlock and
+// debug_traceCall, as geth answers them (eth/tracers/api.go): a mined transaction runs again on its
+// block's parent state with the transactions before it, a block given as RLP runs whole on the state of
+// the parent its header names, a call runs as eth_call runs it (with `txIndex`, before that transaction of
 // its block, replayed the same way), and the tracer the request names reports the execution
 // (trace-config.ts: the struct logger, callTracer, prestateTracer, 4byteTracer, noopTracer or
 // muxTracer). The work runs in the call pool, under its limits; this file finds the block and turns
 // the request into a task.
 
 import type { BlockRecord } from '../../chain/view.js'
-import type { TraceBlockTask, TraceCallTask, TraceOptions } from '../../exec/types.js'
+import type { TraceBlockTask, TraceCallTask, TraceForeignBlockTask, TraceOptions } from '../../exec/types.js'
 import { RawJson } from '../context.js'
 import type { MethodHandler, RequestContext } from '../context.js'
 import { serverError } from '../errors.js'
 import * as p from '../params.js'
 import { traceOptions } from '../trace-config.js'
-import { blockPrefix, prefixBefore } from './block-prefix.js'
+import { blockPrefix, foreignParentState, prefixBefore } from './block-prefix.js'
 import { callClientOf, findStateBlock, resolveBlockOrNull, resolveStateBlock } from './deps.js'
 import type { MethodDeps } from './deps.js'
 import { singleCallBlockOverrides, toTask, unwrap } from './eth-exec.js'
@@ -26,7 +27,7 @@ export function traceMethods(deps: MethodDeps): Record<string, MethodHandler> {
   // a trace is one answer, but can be larger than any batch: it is held to the batch response limit
   const limits = { maxTimeoutMs: deps.config.rpcEvmTimeoutMs, maxBytes: deps.config.batchResponseMaxSize }
 
-  const run = async (task: TraceBlockTask | TraceCallTask, ctx: RequestContext): Promise<RawJson | null> => {
+  const run = async (task: TraceBlockTask | TraceForeignBlockTask | TraceCallTask, ctx: RequestContext): Promise<RawJson | null> => {
     const result = unwrap(await deps.executor.run(task, callClientOf(deps, ctx)))
     return result.kind === 'trace' ? new RawJson(result.json) : null
   }
@@ -73,6 +74,12 @@ export function traceMethods(deps: MethodDeps): Record<string, MethodHandler> {
       const block = await view.blockByHash(hash)
       if (block === undefined) throw serverError(`block ${hash} not found`)
       return traceWholeBlock(block, options, ctx)
+    },
+    debug_traceBlock: async (params, ctx) => {
+      p.expectParams(params, 1, 2)
+      const blob = p.data(params[0], 0)
+      const options = traceOptions(params[1], 1, 'TraceConfig', limits)
+      return run({ kind: 'traceForeignBlock', blockRlp: blob, parentStateRoot: await foreignParentState(view, blob), options }, ctx)
     },
     debug_traceCall: async (params, ctx) => {
       p.expectParams(params, 2, 3)
