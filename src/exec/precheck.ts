@@ -10,7 +10,7 @@ import { DEFAULT_SENDER } from './types.js'
 import type { ExecCallArgs } from './types.js'
 
 /** Which of geth's core errors a check raised (eth_simulateV1 gives each its own code). */
-export type PrecheckReason = 'tipAboveFeeCap' | 'feeCapTooLow' | 'insufficientFunds' | 'intrinsicGas' | 'floorDataGas' | 'rejected'
+export type PrecheckReason = 'nonceTooHigh' | 'nonceTooLow' | 'nonceMax' | 'tipAboveFeeCap' | 'feeCapTooLow' | 'insufficientFunds' | 'intrinsicGas' | 'floorDataGas' | 'rejected'
 
 export class PrecheckError extends RpcError {
   constructor(
@@ -22,6 +22,18 @@ export class PrecheckError extends RpcError {
   }
 }
 
+
+/** A nonce is 64 bits: an account at the largest can send no more. */
+export const MAX_NONCE = (1n << 64n) - 1n
+
+/** preCheck's nonce checks: the message's nonce against the sender's, then the sender's against its bound. */
+export function nonceCheck(from: string, nonce: bigint, stateNonce: bigint): PrecheckError | undefined {
+  const address = toChecksumAddress(from)
+  if (nonce > stateNonce) return new PrecheckError(`nonce too high: address ${address}, tx: ${nonce} state: ${stateNonce}`, 'nonceTooHigh')
+  if (nonce < stateNonce) return new PrecheckError(`nonce too low: address ${address}, tx: ${nonce} state: ${stateNonce}`, 'nonceTooLow')
+  if (stateNonce === MAX_NONCE) return new PrecheckError(`nonce has max value: address ${address}, nonce: ${stateNonce}`, 'nonceMax')
+  return undefined
+}
 
 /**
  * A message that names no fee is not checked (eth_call's NoBaseFee) unless `always` (a validating
@@ -42,6 +54,12 @@ export function feeCheck(args: ExecCallArgs, baseFee: bigint, always = false): P
 /** buyGas: the sender must afford gas limit * fee cap + value. */
 export function insufficientFunds(from: string, have: bigint, want: bigint): PrecheckError {
   return new PrecheckError(`insufficient funds for gas * price + value: address ${toChecksumAddress(from)} have ${have} want ${want}`, 'insufficientFunds')
+}
+
+/** buyGas's check of a message with gas limit `gas`, fee cap `feeCap` and `value` against the sender's balance. */
+export function fundsCheck(from: string, balance: bigint, gas: bigint, feeCap: bigint, value: bigint): PrecheckError | undefined {
+  const want = gas * feeCap + value
+  return balance < want ? insufficientFunds(from, balance, want) : undefined
 }
 
 /** The two floors under a message's gas limit: the intrinsic gas, then the EIP-7623 calldata floor. */

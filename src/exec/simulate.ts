@@ -12,7 +12,7 @@ import type { BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { Account, Address, bytesToHex, createWithdrawal, hexToBytes, toChecksumAddress } from '@ethereumjs/util'
+import { Account, Address, bytesToHex, createWithdrawal, hexToBytes } from '@ethereumjs/util'
 import type { Withdrawal } from '@ethereumjs/util'
 import { Bloom, runTx } from '@ethereumjs/vm'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
@@ -32,7 +32,7 @@ import { createCallTx } from './call-tx.js'
 import { callHeader } from './exec-block.js'
 import { haltMessage } from './halt-message.js'
 import type { HaltError } from './halt-message.js'
-import { cleanRunTxError, feeCheck, gasLimitCheck, insufficientFunds } from './precheck.js'
+import { cleanRunTxError, feeCheck, fundsCheck, gasLimitCheck, MAX_NONCE, nonceCheck } from './precheck.js'
 import type { PrecheckReason } from './precheck.js'
 import { decodeRevertReason } from './revert.js'
 import { applyStateOverrides, ownPrecompileTable, touchesPrecompiles } from './state-overrides.js'
@@ -50,7 +50,6 @@ const TIMESTAMP_INCREMENT = 12n
 /** EIP-3860's limit on a creation's init code (geth refuses larger in a simulation with -38025). */
 const MAX_INITCODE_SIZE = 49_152
 const GWEI = 1_000_000_000n
-const MAX_NONCE = (1n << 64n) - 1n
 const ZERO_HASH = new Uint8Array(32)
 
 /** geth's error codes of eth_simulateV1 (internal/ethapi/errors.go). */
@@ -69,6 +68,9 @@ const SimError = {
 } as const
 
 const PRECHECK_CODES: Record<PrecheckReason, number> = {
+  nonceTooHigh: SimError.nonceTooHigh,
+  nonceTooLow: SimError.nonceTooLow,
+  nonceMax: ErrorCode.Internal,
   tipAboveFeeCap: ErrorCode.InvalidParams,
   feeCapTooLow: SimError.feeCapTooLow,
   insufficientFunds: SimError.insufficientFunds,
@@ -278,17 +280,13 @@ class BlockRun {
     if (gas > this.budget) gas = this.budget
     // what geth's state transition refuses, in its order, wrapped as geth's simulation wraps it
     const refuse = (code: number, reason: string) => new RpcError(code, `err: ${reason} (supplied gas ${gas})`)
-    if (task.validation) {
-      const checksummed = toChecksumAddress(sender)
-      if (nonce > account.nonce) throw refuse(SimError.nonceTooHigh, `nonce too high: address ${checksummed}, tx: ${nonce} state: ${account.nonce}`)
-      if (nonce < account.nonce) throw refuse(SimError.nonceTooLow, `nonce too low: address ${checksummed}, tx: ${nonce} state: ${account.nonce}`)
-      if (account.nonce === MAX_NONCE) throw refuse(ErrorCode.Internal, `nonce has max value: address ${checksummed}, nonce: ${account.nonce}`)
-    }
+    const nonceError = task.validation ? nonceCheck(sender, nonce, account.nonce) : undefined
+    if (nonceError !== undefined) throw refuse(PRECHECK_CODES[nonceError.reason], nonceError.message)
     const tx = unsignedTx(common, args, gas, nonce, from)
     const feeError = feeCheck(args, block.header.baseFeePerGas ?? 0n, task.validation)
     if (feeError !== undefined) throw refuse(PRECHECK_CODES[feeError.reason], feeError.message)
-    const cost = gas * (args.gasPrice ?? args.maxFeePerGas ?? 0n) + (args.value ?? 0n)
-    if (account.balance < cost) throw refuse(SimError.insufficientFunds, insufficientFunds(sender, account.balance, cost).message)
+    const fundsError = fundsCheck(sender, account.balance, gas, args.gasPrice ?? args.maxFeePerGas ?? 0n, args.value ?? 0n)
+    if (fundsError !== undefined) throw refuse(PRECHECK_CODES[fundsError.reason], fundsError.message)
     const gasError = gasLimitCheck(gas, { intrinsic: tx.getIntrinsicGas(), minimum: tx.getMinimumGasLimit() })
     if (gasError !== undefined) throw refuse(PRECHECK_CODES[gasError.reason], gasError.message)
     const data = args.data ?? new Uint8Array(0)

@@ -16,13 +16,13 @@ import type { Common } from '@ethereumjs/common'
 import type { EVM, EVMMockBlockchainInterface } from '@ethereumjs/evm'
 import { createTxFromRLP } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { bytesToHex, hexToBytes, toChecksumAddress } from '@ethereumjs/util'
+import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
 import type { ReadOnlyTrieDB } from '../../chain/store/state-db.js'
 import { beforeTransactions } from '../../chain/system-calls.js'
 import { serverError } from '../../rpc/errors.js'
-import { cleanRunTxError, feeCheck, insufficientFunds } from '../precheck.js'
+import { cleanRunTxError, feeCheck, fundsCheck, nonceCheck } from '../precheck.js'
 import { scratchVM } from '../scratch-vm.js'
 import type { BlockPrefix, TraceBlockTask } from '../types.js'
 import { createTracer } from './tracers.js'
@@ -129,19 +129,17 @@ async function run(vm: VM, tx: TypedTransaction, block: Block, blockGasUsed: big
 }
 
 /**
- * geth's preCheck (the nonce, the fees against the base fee) and buyGas (the funds), in geth's order and
- * words: a block from outside the chain (debug_traceBlock) may hold a transaction out of order, under
+ * geth's preCheck (the nonce and its bound, the fees against the base fee) and buyGas (the funds), in
+ * geth's order and words: a block from outside the chain (debug_traceBlock) may hold a transaction out of order, under
  * the base fee, or one its sender cannot pay for. Every transaction of a block of the chain passes.
  */
 async function preCheck(vm: VM, tx: TypedTransaction, baseFee: bigint): Promise<string | undefined> {
   const from = tx.getSenderAddress().toString()
   const account = await vm.stateManager.getAccount(tx.getSenderAddress())
-  const nonce = account?.nonce ?? 0n
-  if (tx.nonce !== nonce) return `nonce too ${tx.nonce < nonce ? 'low' : 'high'}: address ${toChecksumAddress(from)}, tx: ${tx.nonce} state: ${nonce}`
   const fees = 'maxFeePerGas' in tx ? { maxFeePerGas: tx.maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas } : { gasPrice: tx.gasPrice }
-  const feeRefusal = feeCheck({ from, ...fees }, baseFee, true)
-  if (feeRefusal !== undefined) return feeRefusal.message
-  const want = tx.gasLimit * (fees.gasPrice ?? fees.maxFeePerGas) + tx.value
-  const have = account?.balance ?? 0n
-  return have < want ? insufficientFunds(from, have, want).message : undefined
+  const refusal =
+    nonceCheck(from, tx.nonce, account?.nonce ?? 0n) ??
+    feeCheck({ from, ...fees }, baseFee, true) ??
+    fundsCheck(from, account?.balance ?? 0n, tx.gasLimit, fees.gasPrice ?? fees.maxFeePerGas, tx.value)
+  return refusal?.message
 }
