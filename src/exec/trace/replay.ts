@@ -130,12 +130,13 @@ async function run(vm: VM, tx: TypedTransaction, block: Block, blockGasUsed: big
 
 /**
  * geth's preCheck (the nonce and its bound, the fees against the base fee) and buyGas (the funds), in
- * geth's order and words: a block from outside the chain (debug_traceBlock) may hold a transaction out of order, under
- * the base fee, or one its sender cannot pay for. Every transaction of a block of the chain passes.
+ * geth's order and words: a block from outside the chain (debug_traceBlock) may hold a transaction out
+ * of order, under the base fee, or one its sender cannot pay for. Every transaction of the chain passes.
  */
 async function preCheck(vm: VM, tx: TypedTransaction, baseFee: bigint): Promise<string | undefined> {
-  const from = tx.getSenderAddress().toString()
-  const account = await vm.stateManager.getAccount(tx.getSenderAddress())
+  const sender = tx.getSenderAddress()
+  const from = sender.toString()
+  const account = await vm.stateManager.getAccount(sender)
   const fees = 'maxFeePerGas' in tx ? { maxFeePerGas: tx.maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas } : { gasPrice: tx.gasPrice }
   const refusal =
     nonceCheck(from, tx.nonce, account?.nonce ?? 0n) ??
