@@ -4,7 +4,7 @@
 
 import { createAccountFromRLP, KECCAK256_RLP } from '@ethereumjs/util'
 import type { Account } from '@ethereumjs/util'
-import { trustedHexToBytes } from '../util/hex-bytes.js'
+import { trustedHexToBytes } from '../util/hex.js'
 import { TrieReader } from './store/trie-reader.js'
 import type { TrieNodeSource } from './store/trie-reader.js'
 import type { AccountReader } from './txpool.js'

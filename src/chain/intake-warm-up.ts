@@ -1,8 +1,8 @@
 // The main thread's transaction intake, optimised by V8 before the first burst of eth_sendRawTransaction.
 // A fresh node's first burst of transfers ran ~10% slower than one after V8 had optimised decoding,
-// validation and sender recovery (bench/README.md, twenty-seventh session). After start-up the node decodes
-// a few signed transfers of a throwaway key, over and over, in short slices between requests: the
-// decoded transactions are dropped, so nothing reaches the pool, the chain or the metrics.
+// validation and sender recovery (measured in commit 3585216, bench/README.md there). After start-up the
+// node decodes a few signed transfers of a throwaway key, over and over, in short slices between
+// requests: the decoded transactions are dropped, so nothing reaches the pool, the chain or the metrics.
 
 import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx'
 import { bytesToHex } from '@ethereumjs/util'

@@ -3,7 +3,7 @@
 import { bytesToHex } from '@ethereumjs/util'
 import type { ReceiptRecord, StoredLog } from './receipts.js'
 import type { BlockRecord, ChainView } from './view.js'
-import { trustedHexToBytes } from '../util/hex-bytes.js'
+import { trustedHexToBytes } from '../util/hex.js'
 
 export interface LogCriteria {
   /** lowercase 0x addresses; empty = any */

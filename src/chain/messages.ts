@@ -1,7 +1,7 @@
 // What crosses between the main thread and the producer thread. Small, typed, structured-clone safe.
 
 import type { StateDiff } from './state-diff.js'
-import type { RpcErrorShape } from '../rpc/errors.js'
+import type { RpcErrorShape } from '../errors.js'
 import type { KeelConfig } from '../config/types.js'
 import type { GethGenesis } from '../evm/geth-genesis.js'
 

@@ -14,7 +14,7 @@ import { Capability } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Account, Address, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
-import { trustedHexToBytes } from '../util/hex-bytes.js'
+import { trustedHexToBytes } from '../util/hex.js'
 
 /** Forks whose rules change what a transfer does (binary trees, block access lists, state gas). */
 const EIPS_BEYOND_PLAIN = [7864, 7928, 8037]

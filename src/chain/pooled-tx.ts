@@ -6,7 +6,7 @@ import type { Common } from '@ethereumjs/common'
 import { createTxFromRLP, TransactionType } from '@ethereumjs/tx'
 import type { TransactionCache, TypedTransaction } from '@ethereumjs/tx'
 import { bytesToHex, hexToBytes, publicToAddress } from '@ethereumjs/util'
-import { trustedHexToBytes } from '../util/hex-bytes.js'
+import { trustedHexToBytes } from '../util/hex.js'
 
 export interface PooledTx {
   /** 0x-prefixed lowercase hash. */

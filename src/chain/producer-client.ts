@@ -2,7 +2,7 @@
 
 import { PRODUCER_HEAP_LIMITS } from '../util/worker-heap.js'
 import { Worker } from 'node:worker_threads'
-import { fromShape } from '../rpc/errors.js'
+import { fromShape } from '../errors.js'
 import { HandOffBatch } from './hand-off-batch.js'
 import { PooledSenders } from './pooled-senders.js'
 import type { FromProducer, HeadInfo, NewBlockEvent, PoolQuery, ProducerInit, SubmitOutcome, ToProducer, TxWire } from './messages.js'

@@ -1,9 +1,9 @@
 // The producer thread's block building, optimised by V8 before the first burst of transactions. A fresh
 // node's first run of transfers spent ~40% more CPU per transfer than the next one, most of it V8
-// compiling the producer's pool, block building, trie and commit (bench/README.md, twenty-seventh
-// session). After start-up the producer builds a few blocks of transfers between throwaway senders on a
-// scratch chain in its own database under the data folder, with the same classes the chain uses, then
-// deletes it. It builds a block only while the node has none to build, and stops when the node shuts down.
+// compiling the producer's pool, block building, trie and commit (measured in commit 3585216,
+// bench/README.md there). After start-up the producer builds a few blocks of transfers between throwaway
+// senders on a scratch chain in its own database under the data folder, with the same classes the chain
+// uses, then deletes it. It builds a block only while the node has none to build, and stops when the node shuts down.
 
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -19,7 +19,8 @@ import { BEACON_ROOTS, CONSOLIDATION_QUEUE, HISTORY_STORAGE, WITHDRAWAL_QUEUE } 
 
 /**
  * 2,048 transfers, ~1 s of the producer thread after start; in blocks of 128, so that a transaction sent
- * meanwhile waits no longer than for one of the node's own small blocks (bench/README.md, twenty-eighth session).
+ * meanwhile waits no longer than for one of the node's own small blocks (measured in commit 91bd58c,
+ * bench/README.md there).
  */
 export const PRODUCER_WARM_UP_BLOCKS = 16
 export const PRODUCER_WARM_UP_TRANSFERS_PER_BLOCK = 128

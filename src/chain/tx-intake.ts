@@ -15,8 +15,8 @@ import {
 } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { MAX_INTEGER, bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex } from '@ethereumjs/util'
-import { invalidParams, RpcError, serverError, TxError } from '../rpc/errors.js'
-import { decodeHexDigits, firstNonHex } from '../rpc/hex.js'
+import { invalidParams, RpcError, serverError, TxError } from '../errors.js'
+import { decodeHexDigits, firstNonHex } from '../util/hex.js'
 import { messageGas } from '../evm/intrinsic-gas.js'
 import type { MessageGas } from '../evm/intrinsic-gas.js'
 import type { TxWire } from './messages.js'
@@ -47,7 +47,7 @@ const MAX_UINT64 = (1n << 64n) - 1n
 const EMPTY = new Uint8Array(0)
 const WEI_PER_CENT_ETHER = 10n ** 16n
 
-// Wordings that geth uses but src/rpc/errors.ts does not carry.
+// Wordings that geth uses but src/errors.ts does not carry.
 const invalidTransaction = (cause: string): RpcError => serverError(`invalid transaction: ${cause}`)
 const floorDataGasTooLow = (gas: bigint, needed: bigint): RpcError =>
   serverError(`insufficient gas for floor data gas cost: gas ${gas}, minimum needed ${needed}`)

@@ -4,8 +4,8 @@
 // (nonce order per sender, highest effective tip across senders).
 
 import { toChecksumAddress } from '@ethereumjs/util'
-import { serverError, TxError } from '../rpc/errors.js'
-import type { RpcError } from '../rpc/errors.js'
+import { serverError, TxError } from '../errors.js'
+import type { RpcError } from '../errors.js'
 import { effectiveTip, pendingRpcTransaction } from './pooled-tx.js'
 import type { PooledTx } from './pooled-tx.js'
 
@@ -53,7 +53,7 @@ export interface PoolContent<T> {
   queued: Record<string, Record<string, T>>
 }
 
-// geth wordings for the overdraft checks of ValidateTransactionWithState (not in src/rpc/errors.ts).
+// geth wordings for the overdraft checks of ValidateTransactionWithState (not in src/errors.ts).
 const overdraftOnAdd = (balance: bigint, spent: bigint, cost: bigint): RpcError =>
   serverError(
     `insufficient funds for gas * price + value: balance ${balance}, queued cost ${spent}, tx cost ${cost}, overshot ${spent + cost - balance}`,

@@ -7,7 +7,7 @@ import { Refusal } from '../operator/refusal.js'
 import { parseArgs, UsageError } from './args.js'
 import type { ParsedArgs } from './args.js'
 import { formatCommandUsage } from './help.js'
-import type { CliCommand, CliIo } from './main.js'
+import type { CliCommand, CliIo } from './command.js'
 
 export const EXIT_REFUSED = 2
 

@@ -1,7 +1,7 @@
 // The `keel` command line: picks the command, turns usage and config errors into exit code 2 with a
-// one-line message, and leaves everything else to the command. Further commands (init, credit,
-// account, db, backup, restore) go in src/cli/commands/<name>.ts, with their summary in
-// commands/summaries.ts, and are listed in COMMANDS.
+// one-line message, and leaves everything else to the command. Each operator command (init, credit,
+// account, db, backup, restore) lives in src/cli/commands/<name>.ts, with its summary in
+// commands/summaries.ts, and is listed in COMMANDS.
 
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -9,21 +9,10 @@ import { ConfigError, loadConfig } from '../config/load.js'
 import { OPTIONS } from '../config/options.js'
 import type { KeelConfig } from '../config/types.js'
 import { UsageError, parseArgs } from './args.js'
+import type { CliCommand, CliIo } from './command.js'
 import { formatCommandUsage, formatUsage } from './help.js'
 import { ACCOUNT_COMMAND, BACKUP_COMMAND, CREDIT_COMMAND, DB_COMMAND, INIT_COMMAND, RESTORE_COMMAND } from './commands/summaries.js'
 import type { NamedCommandSummary } from './commands/summaries.js'
-
-export interface CliIo {
-  stdout(text: string): void
-  stderr(text: string): void
-  env: NodeJS.ProcessEnv
-  cwd: string
-}
-
-export interface CliCommand extends NamedCommandSummary {
-  /** Receives the arguments after the command name; resolves to the exit code (a server resolves once up). */
-  run(argv: string[], io: CliIo): Promise<number>
-}
 
 /** The shape of src/node.ts, loaded only by `keel start`. */
 interface RunningNode {

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { UsageError } from './args.js'
-import type { CliIo } from './main.js'
+import type { CliIo } from './command.js'
 
 export const PASSPHRASE_ENV = 'KEEL_PASSPHRASE'
 export const PASSPHRASE_FILE_FLAG = 'passphrase-file'

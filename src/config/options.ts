@@ -255,7 +255,7 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
   },
   proxyProtocol: {
     flag: 'proxy-protocol', env: 'KEEL_PROXY_PROTOCOL', group: 'Access', type: 'bool', metavar: '',
-    default: false, help: 'accept the PROXY protocol (v1/v2) from trusted proxies',
+    default: false, help: 'accept the PROXY protocol v2 header from trusted proxies',
   },
   maxConnectionsPerIp: {
     flag: 'max-connections-per-ip', env: 'KEEL_MAX_CONNECTIONS_PER_IP', group: 'Access', type: 'int', metavar: 'N',

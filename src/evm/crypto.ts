@@ -84,8 +84,8 @@ interface UnsignedTx {
 
 /**
  * The transaction signed with the native secp256k1 and serialised (@ethereumjs's own signing is pure JS:
- * ~85 ms for the first eight transactions of a thread, bench/README.md, twenty-seventh session). A legacy
- * transaction's v becomes EIP-155's chainId * 2 + 35 + recid.
+ * ~85 ms for the first eight transactions of a thread, measured in commit c2c94b0, bench/README.md
+ * there). A legacy transaction's v becomes EIP-155's chainId * 2 + 35 + recid.
  */
 export function signNatively(tx: UnsignedTx, privateKey: Uint8Array, sign: FastCrypto['secp256k1']['ecdsaSign']): Uint8Array {
   const { signature, recid } = sign(tx.getHashedMessageToSign(), privateKey)

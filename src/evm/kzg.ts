@@ -1,6 +1,6 @@
 // KZG for EIP-4844's point evaluation precompile (0x0a), which @ethereumjs runs through Common's
-// customCrypto.kzg: without one it throws, and a transaction calling 0x0a was dropped from the block
-// instead of mined. micro-eth-signer's KZG (pure JS on @noble/curves, the one @ethereumjs documents) with
+// customCrypto.kzg: without one it throws, and a transaction calling 0x0a would be dropped from the
+// block instead of mined. micro-eth-signer's KZG (pure JS on @noble/curves, the one @ethereumjs documents) with
 // the mainnet trusted setup: ~5 ms per proof here (50,000 gas; BLS12-381 pairings cost as much per gas).
 // Each thread loads it on the first proof it verifies (~150 ms, ~20 MiB), not at start: almost no call
 // touches it. The precompile calls it synchronously, hence require() of the ES module.

@@ -6,7 +6,7 @@
 // Cached: successes and reverts (code 3), both facts about the block. Not cached: anything else
 // (timeouts, a full queue, internal failures), which may go away on retry.
 
-import { ErrorCode } from '../rpc/errors.js'
+import { ErrorCode } from '../errors.js'
 import type { ExecResult } from './types.js'
 import { LruMap } from '../util/lru.js'
 

@@ -15,7 +15,7 @@ import type { RunTxResult, VM } from '@ethereumjs/vm'
 import type { ChainLevel } from '../chain/store/level.js'
 import { Keys } from '../chain/store/schema.js'
 import type { FixedMerkleStateManager } from '../evm/state-manager.js'
-import { ErrorCode, executionReverted, RpcError, serverError, toShape } from '../rpc/errors.js'
+import { ErrorCode, executionReverted, RpcError, serverError, toShape } from '../errors.js'
 import { decodeRevertReason } from './revert.js'
 import { messageGas } from '../evm/intrinsic-gas.js'
 import type { MessageGas } from '../evm/intrinsic-gas.js'
@@ -99,7 +99,8 @@ function warmAddress(warm: Map<string, Set<string>>, key: string, slots: Set<str
   if (!warm.has(key)) warm.set(key, slots ?? new Set())
 }
 
-interface Session {
+/** A VM and its state manager over the state at one root (the engine keeps those of the last few roots). */
+interface StateVm {
   sm: FixedMerkleStateManager
   vm: VM
 }
@@ -115,9 +116,9 @@ type Outcome =
 
 export class ExecEngine {
   private readonly blocks = new Map<string, Block>()
-  /** the block whose fork each session common was last set to (setHardforkBy walks every fork) */
+  /** the block whose fork each state VM's Common was last set to (setHardforkBy walks every fork) */
   private readonly hardforkSetFor = new WeakMap<Common, Block>()
-  private readonly sessions = new Map<string, Session>()
+  private readonly stateVms = new Map<string, StateVm>()
   private queue: Promise<unknown> = Promise.resolve()
   private readonly reader: StateReader
   /** BLOCKHASH's answers for every VM the engine makes: the canonical hashes in the chain database */
@@ -230,7 +231,7 @@ export class ExecEngine {
       task.within === undefined
         ? await scratchVM(this.reader.trieDb, common, hexToBytes(task.block.stateRoot as `0x${string}`), this.canonicalHashes)
         : await stateWithin(this.replayContext(), task.within, common)
-    const s: Session = { sm: vm.stateManager as FixedMerkleStateManager, vm }
+    const s: StateVm = { sm: vm.stateManager as FixedMerkleStateManager, vm }
     const block = this.makeBlock(common, task, paysFee(task.args))
     const precompiles = touchesPrecompiles(vm.evm, task.stateOverrides) ? ownPrecompileTable(vm.evm) : undefined
     await applyStateOverrides(s.sm, task.stateOverrides, precompiles?.table)
@@ -245,24 +246,24 @@ export class ExecEngine {
     return withinLimit(tracer.result(outcome.result), task.options.maxBytes)
   }
 
-  private async session(root: string): Promise<Session> {
-    let session = this.sessions.get(root)
-    if (session !== undefined) return session
+  private async stateVm(root: string): Promise<StateVm> {
+    let state = this.stateVms.get(root)
+    if (state !== undefined) return state
     const sm = await this.reader.at(hexToBytes(root as `0x${string}`))
     const vm = await createVM({ common: this.common.copy(), stateManager: sm, blockchain: this.canonicalHashes })
     // zero-value frames skip the unchanged account writes (patched evm.js): only for calls, whose state is
     // thrown away; the producer keeps the stock path, where the touch matters to EIP-161's cleanup
     ;(vm.evm as typeof vm.evm & { keelSkipZeroValueTouch?: boolean }).keelSkipZeroValueTouch = true
     shareCommon(vm.common)
-    session = { sm, vm }
-    this.sessions.set(root, session)
-    if (this.sessions.size > 4) this.sessions.delete(this.sessions.keys().next().value as string)
-    return session
+    state = { sm, vm }
+    this.stateVms.set(root, state)
+    if (this.stateVms.size > 4) this.stateVms.delete(this.stateVms.keys().next().value as string)
+    return state
   }
 
   /** Opens the state at the task's block, applies overrides, runs `fn`, and reverts everything. */
-  private async withState<T>(task: CallSpec, fn: (s: Session, block: Block) => Promise<T>): Promise<T> {
-    const s = await this.session(task.block.stateRoot)
+  private async withState<T>(task: CallSpec, fn: (s: StateVm, block: Block) => Promise<T>): Promise<T> {
+    const s = await this.stateVm(task.block.stateRoot)
     const block = this.blockFor(s.vm.common, task)
     const precompiles = touchesPrecompiles(s.vm.evm, task.stateOverrides) ? ownPrecompileTable(s.vm.evm) : undefined
     await s.vm.evm.journal.checkpoint()
@@ -369,7 +370,7 @@ export class ExecEngine {
   }
 
   private async runOnce(
-    s: Session,
+    s: StateVm,
     block: Block,
     task: CallSpec,
     gasLimit: bigint,
@@ -421,7 +422,7 @@ export class ExecEngine {
     return outcomeOf(result, used > minimum ? used : minimum)
   }
 
-  private async affords(s: Session, args: ExecCallArgs, gasLimit: bigint): Promise<boolean> {
+  private async affords(s: StateVm, args: ExecCallArgs, gasLimit: bigint): Promise<boolean> {
     try {
       await this.fundedSender(s, args, gasLimit)
       return true
@@ -432,7 +433,7 @@ export class ExecEngine {
   }
 
   /** The sender, which must afford gas * price + value as geth's buyGas demands (also for eth_call). */
-  private async fundedSender(s: Session, args: ExecCallArgs, gasLimit: bigint): Promise<{ address: Address; account: Account }> {
+  private async fundedSender(s: StateVm, args: ExecCallArgs, gasLimit: bigint): Promise<{ address: Address; account: Account }> {
     const address = addressOf(args.from ?? DEFAULT_SENDER)
     const account = (await s.sm.getAccount(address)) ?? new Account()
     const cost = gasLimit * (args.maxFeePerGas ?? args.gasPrice ?? 0n) + (args.value ?? 0n)
@@ -448,7 +449,7 @@ export class ExecEngine {
    * the message directly after the same preparation: intrinsic gas taken, origin, precompiles, target and
    * coinbase warm (EIP-2929/3651), the access list warm. About half the cost of going through runTx.
    */
-  private async plainCall(s: Session, block: Block, task: CallTask, gasLimit: bigint): Promise<Outcome> {
+  private async plainCall(s: StateVm, block: Block, task: CallTask, gasLimit: bigint): Promise<Outcome> {
     const args = task.args
     const { account } = await this.fundedSender(s, args, gasLimit)
     const gas = messageGas(s.vm.common, args.data ?? EMPTY, args.accessList) ?? this.txGas(s, args, gasLimit, account.nonce)
@@ -458,13 +459,13 @@ export class ExecEngine {
   }
 
   /** Intrinsic gas, the least gas limit and the floor, from a transaction object (forks messageGas does not model). */
-  private txGas(s: Session, args: ExecCallArgs, gasLimit: bigint, nonce: bigint): MessageGas {
+  private txGas(s: StateVm, args: ExecCallArgs, gasLimit: bigint, nonce: bigint): MessageGas {
     const tx = this.buildTx(s.vm.common, args, gasLimit, nonce)
     return { intrinsic: tx.getIntrinsicGas(), minimum: tx.getMinimumGasLimit(), floor: getCalldataFloorGas(tx, addressOf(args.from ?? DEFAULT_SENDER)) }
   }
 
   /** Runs a plain message in the EVM with runTx's preparation and gas accounting (see isPlainMessage). */
-  private async runDirect(s: Session, block: Block, args: ExecCallArgs, sender: Account, gasLimit: bigint, gas: MessageGas): Promise<Outcome> {
+  private async runDirect(s: StateVm, block: Block, args: ExecCallArgs, sender: Account, gasLimit: bigint, gas: MessageGas): Promise<Outcome> {
     const caller = addressOf(args.from ?? DEFAULT_SENDER)
     const to = addressOf(args.to as string)
     const evm = s.vm.evm
@@ -510,7 +511,7 @@ export class ExecEngine {
    * what it touched as runTx's reportAccessList does: the listed entries, and the addresses and slots
    * the code reached that were not warm from the start (sender, recipient, precompiles, coinbase).
    */
-  private async listingRun(s: Session, block: Block, task: CallTask, gasLimit: bigint, list: ExecAccessListItem[]): Promise<Outcome> {
+  private async listingRun(s: StateVm, block: Block, task: CallTask, gasLimit: bigint, list: ExecAccessListItem[]): Promise<Outcome> {
     const journal = s.vm.evm.journal as typeof s.vm.evm.journal & ListingJournal
     // what an earlier run of the task warmed for good (its list) must not carry over: runTx starts clean too
     journal.alwaysWarmJournal = new Map()
@@ -618,7 +619,7 @@ export class ExecEngine {
    * How the estimate tries one gas limit: a plain message (see isPlainMessage) runs in the EVM directly,
    * anything else through runTx; each probe in its own checkpoint, reverted.
    */
-  private async prober(s: Session, block: Block, task: CallTask): Promise<(gas: bigint) => Promise<Outcome>> {
+  private async prober(s: StateVm, block: Block, task: CallTask): Promise<(gas: bigint) => Promise<Outcome>> {
     const args = task.args
     const gas = isPlainMessage(args) ? messageGas(s.vm.common, args.data ?? EMPTY, args.accessList) : undefined
     if (gas === undefined) return (limit) => this.runAt(s, block, task, limit)
@@ -636,7 +637,7 @@ export class ExecEngine {
   }
 
   /** One probe of the estimate: an intrinsic-gas failure counts as "too little gas". */
-  private async runAt(s: Session, block: Block, task: CallTask, gas: bigint): Promise<Outcome> {
+  private async runAt(s: StateVm, block: Block, task: CallTask, gas: bigint): Promise<Outcome> {
     try {
       return await this.runOnce(s, block, task, gas)
     } catch (err) {
@@ -709,7 +710,7 @@ class WatchedListing {
   private readonly watch = new GasWatch()
   private readonly cold: ColdAccesses
 
-  constructor(private readonly s: Session) {
+  constructor(private readonly s: StateVm) {
     this.cold = new ColdAccesses(s.vm.common)
   }
 
@@ -774,7 +775,7 @@ function outcomeOf(result: RunTxResult, needed: bigint): Outcome {
 
 /**
  * Every tx and header constructor copies its Common and re-merges its parameter tables (updateParams
- * rebuilds the whole params cache): ~40% of a simple call's time. The session's Common already holds
+ * rebuilds the whole params cache): ~40% of a simple call's time. A state VM's Common already holds
  * every table, and a call's tx and header only read it, so they may share it as it is.
  */
 function shareCommon(common: Common): void {

@@ -6,7 +6,7 @@
 //    arrived in the same tick) travels as ONE piscina task: one structured clone, one round trip;
 //  - a worker finds its next task waiting when it posts a result, instead of idling until the main
 //    thread has answered that result's requests and dispatched again (it runs its two tasks one after
-//    the other; unique eth_call +10%: bench/README.md, sixth session);
+//    the other; unique eth_call +10%: measured in commit b5c9d3a, bench/README.md there);
 //  - the queue bound is ours and answers a clear error.
 // Each call's wall-clock limit runs from its own start: the worker marks which call it runs, on which
 // thread and since when (progress.ts), and a watchdog checks the running tasks. A call past the limit
@@ -31,8 +31,8 @@ import type { StateDiff } from '../chain/state-diff.js'
 import { availableParallelism } from 'node:os'
 import { Piscina, queueOptionsSymbol } from 'piscina'
 import type { GethGenesis } from '../evm/geth-genesis.js'
-import { limitExceeded, serverError } from '../rpc/errors.js'
-import type { RpcError } from '../rpc/errors.js'
+import { limitExceeded, serverError } from '../errors.js'
+import type { RpcError } from '../errors.js'
 import { chooseWorker, runsLong } from './balancer.js'
 import { HeavyClients } from './heavy-clients.js'
 import type { Lane } from './heavy-clients.js'
@@ -140,8 +140,8 @@ export interface ExecPoolObserver {
 /**
  * One worker per core but one: the main thread spends about as much CPU on a call (HTTP, params, the
  * hand-off) as the worker running it, so it needs a core of its own under load. Measured on 2 cores
- * (5 alternating runs, bench/README.md, sixth session): 1 worker against 2, unique eth_call balanceOf
- * 6,749 vs 6,570 calls/s, eth_estimateGas 4,906 vs 4,196/s, peak RSS 226 vs 270 MiB.
+ * (5 alternating runs, measured in commit b5c9d3a, bench/README.md there): 1 worker against 2, unique
+ * eth_call balanceOf 6,749 vs 6,570 calls/s, eth_estimateGas 4,906 vs 4,196/s, peak RSS 226 vs 270 MiB.
  */
 export function defaultCallWorkers(cores = availableParallelism()): number {
   return Math.max(1, cores - 1)

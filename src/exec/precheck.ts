@@ -4,7 +4,7 @@
 // engine adds the wrapping, so the checks throw a PrecheckError it can tell apart from a halt or revert.
 
 import { toChecksumAddress } from '@ethereumjs/util'
-import { ErrorCode, RpcError } from '../rpc/errors.js'
+import { ErrorCode, RpcError } from '../errors.js'
 import type { MessageGas } from '../evm/intrinsic-gas.js'
 import { DEFAULT_SENDER } from './types.js'
 import type { ExecCallArgs } from './types.js'

@@ -11,7 +11,7 @@ import type { VM } from '@ethereumjs/vm'
 import type { ReadOnlyTrieDB } from '../chain/store/state-db.js'
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm'
 import { FixedMerkleStateManager } from '../evm/state-manager.js'
-import { serverError } from '../rpc/errors.js'
+import { serverError } from '../errors.js'
 import { OverlayTrieDB } from './overlay-trie-db.js'
 
 export async function scratchVM(trieDb: ReadOnlyTrieDB, common: Common, stateRoot: Uint8Array, blockchain: EVMMockBlockchainInterface): Promise<VM> {

@@ -6,7 +6,7 @@
 import type { EVMInterface as EVM } from '@ethereumjs/evm'
 import type { StateManagerInterface } from '@ethereumjs/common'
 import { Account, Address, bytesToUnprefixedHex, hexToBytes, setLengthLeft, toChecksumAddress } from '@ethereumjs/util'
-import { serverError } from '../rpc/errors.js'
+import { serverError } from '../errors.js'
 import type { ExecAccountOverride } from './types.js'
 
 export type Overrides = Record<string, ExecAccountOverride>
@@ -32,8 +32,8 @@ export function touchesPrecompiles(evm: EVM, overrides: Overrides | undefined): 
 /**
  * Gives the EVM a copy of its precompile table for the overrides to change: calls find precompiles
  * there, while the fork's own set (what runTx warms, EIP-2929) stays as it is, as geth warms the
- * fork's precompiles whatever the overrides moved. `restore` puts the EVM back (the call sessions'
- * EVMs outlive a call).
+ * fork's precompiles whatever the overrides moved. `restore` puts the EVM back (the engine keeps
+ * its per-state-root EVMs from call to call).
  */
 export function ownPrecompileTable(evm: EVM): { table: PrecompileTable; restore: () => void } {
   const holder = evm as unknown as EvmWithTable

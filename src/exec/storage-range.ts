@@ -10,7 +10,7 @@ import { RLP } from '@ethereumjs/rlp'
 import { bytesToHex, createAddressFromString, equalsBytes, KECCAK256_RLP, setLengthLeft } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import type { FixedMerkleStateManager } from '../evm/state-manager.js'
-import { ErrorCode, RpcError } from '../rpc/errors.js'
+import { ErrorCode, RpcError } from '../errors.js'
 import type { StorageRangeTask } from './types.js'
 
 /** `"0x…":{"key":null,"value":"0x…"},` and the answer around the entries with a next key */

@@ -1,6 +1,6 @@
 // What a call task carries into the execution engine (structured-clone safe: it crosses into workers).
 
-import type { RpcErrorShape } from '../rpc/errors.js'
+import type { RpcErrorShape } from '../errors.js'
 
 /** The sender of a call that names none (geth's TransactionArgs.from()). */
 export const DEFAULT_SENDER = '0x0000000000000000000000000000000000000000'

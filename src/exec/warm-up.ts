@@ -14,7 +14,8 @@ import type { CallTask, ExecBlock } from './types.js'
 
 /**
  * The calls a worker runs while idle after it starts (~0.15-0.25 s of one core): a fresh engine's first
- * 3,000 unique token balanceOf calls took ~300 ms, ~250 ms after these (bench/README.md, thirty-second session).
+ * 3,000 unique token balanceOf calls took 338 ms, 230 ms after these (bench/micro/cold-calls.js; measured in
+ * commit 46234a9, bench/README.md there).
  */
 export const IDLE_WARM_UP_CALLS = 600
 

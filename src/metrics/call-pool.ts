@@ -64,7 +64,7 @@ export class CallPoolMetrics implements ExecPoolObserver {
     })
     this.register.externalCounter({
       name: 'keel_call_pool_timeouts_total',
-      help: 'Call pool tasks stopped by the EVM timeout (--rpc-evm-timeout)',
+      help: 'Call pool tasks stopped by the EVM timeout (--rpc-evm-timeout-ms)',
       read: () => stats().timeouts,
     })
     this.register.externalCounter({

@@ -1,7 +1,7 @@
 // Method name -> handler. The envelope calls `call`; it knows nothing of what methods exist.
 
 import type { MethodHandler, RequestContext } from './context.js'
-import { methodNotFound } from './errors.js'
+import { methodNotFound } from '../errors.js'
 
 export class Dispatcher {
   private readonly handlers = new Map<string, MethodHandler>()

@@ -5,7 +5,7 @@
 import type { RequestContext } from './context.js'
 import { RawJson, resultAnswer } from './context.js'
 import type { Dispatcher } from './dispatch.js'
-import { ErrorCode, RpcError, invalidParams, methodNotFound } from './errors.js'
+import { ErrorCode, RpcError, invalidParams, methodNotFound } from '../errors.js'
 import type { TransportLimits } from './limits.js'
 import { paramsShapeProblem } from './params-shape.js'
 import type { ParamsShapeLimits } from './params-shape.js'

@@ -11,8 +11,8 @@
 // (e.g. "both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified"), -32602 for the filter limits.
 
 import { toChecksumAddress } from '@ethereumjs/util'
-import { invalidParams, RpcError, serverError } from './errors.js'
-import { decodeHexDigits, firstNonHex } from './hex.js'
+import { invalidParams, RpcError, serverError } from '../errors.js'
+import { decodeHexDigits, firstNonHex } from '../util/hex.js'
 
 // ---------------------------------------------------------------------------------------------------
 // Result types

@@ -5,7 +5,7 @@ import { createTxFromRLP } from '@ethereumjs/tx'
 import type { TxWire } from '../chain/messages.js'
 import type { ProducerClient } from '../chain/producer-client.js'
 import type { ChainView } from '../chain/view.js'
-import { formatTransaction } from './format.js'
+import { formatTransaction } from '../json/transaction.js'
 import { transactionJson } from './methods/chain-json.js'
 
 /**

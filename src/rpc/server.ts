@@ -154,7 +154,7 @@ class WsConnection implements WsSession {
     }
     // Not wrapped in cork(): one message to a socket is one write either way (uWS corks inside its own
     // callbacks and around a lone send), and the extra JS -> C++ -> JS hop was ~10% of the newHeads
-    // fan-out loop over 1,000 subscribers (bench/README.md, twentieth session).
+    // fan-out loop over 1,000 subscribers (measured in commit 047d2ae, bench/README.md there).
     try {
       return this.socket.send(text, false) !== 2
     } catch {

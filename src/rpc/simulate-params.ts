@@ -4,7 +4,7 @@
 // field in any case, as geth's encoding/json matches it.
 
 import * as p from './params.js'
-import { invalidParams } from './errors.js'
+import { invalidParams } from '../errors.js'
 import type { SimBlockSpec } from '../exec/types.js'
 import { accountOverridesOf, callArgsOf } from './exec-args.js'
 

@@ -1,7 +1,8 @@
 // Errors of eth_subscribe / eth_unsubscribe, worded as geth's rpc package words them
-// (rpc/errors.go, rpc/handler.go); kept here until they move into errors.ts.
+// (rpc/errors.go, rpc/handler.go). Only the WebSocket transport raises them, so they live in rpc/ rather
+// than in src/errors.ts beside the errors every layer throws.
 
-import { ErrorCode, RpcError, invalidParams, serverError } from './errors.js'
+import { ErrorCode, RpcError, invalidParams, serverError } from '../errors.js'
 
 /** geth rpc.ErrNotificationsUnsupported: eth_subscribe over HTTP. */
 export const notificationsUnsupported = (): RpcError => new RpcError(ErrorCode.MethodNotFound, 'notifications not supported')

@@ -3,7 +3,7 @@
 // encoding/json decodes them (keys in any case, unknown keys ignored, null as absent), with its words.
 
 import type { TraceOptions, TracerName } from '../exec/types.js'
-import { invalidParams, serverError } from './errors.js'
+import { invalidParams, serverError } from '../errors.js'
 import { fieldsOf, fieldTypeError, goFields, isAbsent, isObject, jsonKind } from './params.js'
 
 /** geth's defaultTraceTimeout. */

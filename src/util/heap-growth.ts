@@ -4,7 +4,7 @@
 // before V8 collected it, on top of the other threads doing the same. A fixed factor bounds that growth;
 // the flag is process-wide, so it applies to the producer and the call workers too, and V8 reads it each
 // time it recomputes a limit, so setting it at start (after V8 is up) takes effect from the first
-// collection on. Measured in bench/README.md (seventh session).
+// collection on. Measured in commit 8fb7388 (bench/README.md there).
 
 import { setFlagsFromString } from 'node:v8'
 

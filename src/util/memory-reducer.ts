@@ -4,7 +4,7 @@
 // of a fresh node idle for 40 s spent ~100 µs more CPU per transfer on its first native transfer run
 // than one idle for 1 s. V8 reads the flag when it sets up an isolate's heap, so a thread keeps the
 // setting that held when it started; the main thread's heap exists before Keel reads its options.
-// Measured in bench/README.md (twenty-ninth session).
+// Measured in commit 284d1c1 (bench/README.md there).
 
 import { setFlagsFromString } from 'node:v8'
 

@@ -1,5 +1,5 @@
 // V8 grows each isolate's young generation up to 3 x 16 MiB semi-spaces and keeps it committed: with a
-// producer and call workers next to the main thread, that was ~100 MiB of resident memory. Garbage in
+// producer and call workers next to the main thread, that comes to ~100 MiB of resident memory. Garbage in
 // these threads dies young; smaller semi-spaces keep the scavenges cheap and the memory down.
 //  - call workers: 8 MiB semi-spaces; 4 MiB cost eth_estimateGas ~9% (5 alternating runs).
 //  - the producer: 4 MiB semi-spaces (8 MiB less resident; transfers per second unchanged).

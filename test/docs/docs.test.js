@@ -1,4 +1,5 @@
-// README.md cannot rot: every fenced block of the user guide it is gets extracted and exercised.
+// README.md cannot rot: every fenced block of the user guide it is gets extracted and exercised, and so
+// do the fenced blocks of the docs/ pages listed in DOCS.
 //   ```sh test      run with bash (keel = this checkout) in a folder whose ./data is a running node's
 //   ```js test      run as an ES module against the same node, PRIVATE_KEY = a freshly credited key
 //   ```json metamask, ```js hardhat, ```sh foundry, ```sh deploy
@@ -18,7 +19,7 @@ import { OPTIONS_BY_FLAG } from '../../dist/config/options.js'
 import { startNode, waitForLine } from '../helpers/node.js'
 import { keelCli, repoRoot } from '../helpers/keel-cli.js'
 
-const DOCS = ['README.md']
+const DOCS = ['README.md', 'docs/architecture.md']
 const LOCAL_HTTP = 'http://127.0.0.1:8545'
 const LOCAL_WS = 'ws://127.0.0.1:8545'
 const KNOWN_TAGS = new Set(['sh quickstart', 'sh test', 'js test', 'json metamask', 'js hardhat', 'sh foundry', 'sh deploy', 'text'])

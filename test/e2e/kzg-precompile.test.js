@@ -1,7 +1,7 @@
 // EIP-4844's point evaluation precompile (0x0a) through ethers against a real node: a valid proof (the
 // test vector of geth's and revm's precompile tests) answers FIELD_ELEMENTS_PER_BLOB and the BLS modulus,
 // in eth_call and in a mined transaction; a bad proof fails the call, and a transaction sending one is
-// mined with status 0 and all its gas used, as geth mines it (it used to be dropped from the block).
+// mined with status 0 and all its gas used, as geth mines it (not dropped from the block).
 
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { Envelope } from '../../dist/rpc/envelope.js'
 import { Dispatcher } from '../../dist/rpc/dispatch.js'
 import { RawJson } from '../../dist/rpc/context.js'
-import { RpcError, executionReverted } from '../../dist/rpc/errors.js'
+import { RpcError, executionReverted } from '../../dist/errors.js'
 import { defaultTransportLimits } from '../../dist/rpc/limits.js'
 
 const ctx = { transport: 'http', clientIp: '10.0.0.1' }

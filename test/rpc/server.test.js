@@ -5,7 +5,7 @@ import { Envelope } from '../../dist/rpc/envelope.js'
 import { RpcServer, isWsContext } from '../../dist/rpc/server.js'
 import { Dispatcher } from '../../dist/rpc/dispatch.js'
 import { defaultTransportLimits } from '../../dist/rpc/limits.js'
-import { RpcError } from '../../dist/rpc/errors.js'
+import { RpcError } from '../../dist/errors.js'
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 

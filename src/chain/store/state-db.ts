@@ -11,7 +11,7 @@ import type { AbstractBatchOperation } from 'abstract-level'
 import type { ChainLevel } from './level.js'
 import { Prefix } from './schema.js'
 import { LruMap } from '../../util/lru.js'
-import { trustedHexToBytes } from '../../util/hex-bytes.js'
+import { trustedHexToBytes } from '../../util/hex.js'
 
 type TrieOp = BatchDBOp<string, Uint8Array>
 export type LevelOp = AbstractBatchOperation<ChainLevel, Uint8Array, Uint8Array>

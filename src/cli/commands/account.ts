@@ -10,7 +10,7 @@ import { addressOfKey, decryptKeystore, encryptKeystore, LIGHT_SCRYPT, STANDARD_
 import { Refusal } from '../../operator/refusal.js'
 import { UsageError } from '../args.js'
 import { ACCOUNT_COMMAND } from './summaries.js'
-import type { CliCommand, CliIo } from '../main.js'
+import type { CliCommand, CliIo } from '../command.js'
 import { nodeConfig, refusalsExit2, commandArgs, stringFlag } from '../command-support.js'
 import { PASSPHRASE_FILE_FLAG, passphraseSource } from '../passphrase.js'
 

@@ -10,7 +10,7 @@ import { formatAmount, parseAmount, parseUnit } from '../../operator/units.js'
 import { parseArgs, UsageError } from '../args.js'
 import { formatCommandUsage } from '../help.js'
 import { CREDIT_COMMAND } from './summaries.js'
-import type { CliCommand } from '../main.js'
+import type { CliCommand } from '../command.js'
 import { nodeConfig, refusalsExit2, rejectUnknownFlags, stringFlag } from '../command-support.js'
 import { PASSPHRASE_FILE_FLAG, passphraseSource } from '../passphrase.js'
 

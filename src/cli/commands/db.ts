@@ -8,7 +8,7 @@ import type { DbStats } from '../../admin/db-stats.js'
 import { openExistingChain } from '../../admin/open-chain.js'
 import { UsageError } from '../args.js'
 import { DB_COMMAND } from './summaries.js'
-import type { CliCommand } from '../main.js'
+import type { CliCommand } from '../command.js'
 import { nodeConfig, refusalsExit2, commandArgs } from '../command-support.js'
 
 const FLAGS = ['help', 'data-dir', 'json', 'config'] as const

@@ -4,7 +4,7 @@
 import { toChecksumAddress } from '@ethereumjs/util'
 import { UsageError } from '../args.js'
 import { INIT_COMMAND } from './summaries.js'
-import type { CliCommand } from '../main.js'
+import type { CliCommand } from '../command.js'
 import { nodeConfig, refusalsExit2, commandArgs } from '../command-support.js'
 
 const FLAGS = ['help', 'genesis', 'data-dir', 'chain-id', 'config'] as const

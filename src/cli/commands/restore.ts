@@ -5,7 +5,7 @@ import { resolve } from 'node:path'
 import { restoreChain } from '../../admin/restore.js'
 import { UsageError } from '../args.js'
 import { RESTORE_COMMAND } from './summaries.js'
-import type { CliCommand } from '../main.js'
+import type { CliCommand } from '../command.js'
 import { nodeConfig, refusalsExit2, commandArgs } from '../command-support.js'
 
 const FLAGS = ['help', 'data-dir', 'config'] as const

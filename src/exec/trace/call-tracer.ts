@@ -11,7 +11,7 @@
 import type { EVM, EVMResult, Message } from '@ethereumjs/evm'
 import { bytesToHex } from '@ethereumjs/util'
 import type { RunTxResult } from '@ethereumjs/vm'
-import { quantity } from '../../rpc/hex.js'
+import { quantity } from '../../util/hex.js'
 import { haltMessage } from '../halt-message.js'
 import type { HaltError } from '../halt-message.js'
 import { decodeRevertReason } from '../revert.js'

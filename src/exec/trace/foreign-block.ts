@@ -7,7 +7,7 @@ import { createBlockFromRLP } from '@ethereumjs/block'
 import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { serverError } from '../../rpc/errors.js'
+import { serverError } from '../../errors.js'
 import type { TraceBlockTask, TraceForeignBlockTask } from '../types.js'
 
 const NO_SENDER = '0x0000000000000000000000000000000000000000'

@@ -14,7 +14,7 @@
 import type { EVM, InterpreterStep } from '@ethereumjs/evm'
 import { Address, bigIntToBytes, bytesToHex, createAddressFromString, createContractAddress, createContractAddress2, equalsBytes, hexToBytes, KECCAK256_NULL, setLengthLeft } from '@ethereumjs/util'
 import type { StateManagerInterface } from '@ethereumjs/common'
-import { quantity } from '../../rpc/hex.js'
+import { quantity } from '../../util/hex.js'
 import { listen, stackAddress } from './tracer.js'
 import type { Deadline, TxStart, TxTracer } from './tracer.js'
 import { BALANCE, CALL, CALLCODE, CREATE, CREATE2, DELEGATECALL, EXTCODECOPY, EXTCODEHASH, EXTCODESIZE, SELFDESTRUCT, SLOAD, SSTORE, STATICCALL } from './opcodes.js'

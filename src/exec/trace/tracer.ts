@@ -10,7 +10,7 @@ import type { TypedTransaction } from '@ethereumjs/tx'
 import { Address, bigIntToBytes, bytesToHex, eoaCode7702RecoverAuthority, setLengthLeft } from '@ethereumjs/util'
 import type { EOACode7702AuthorizationListBytesItem } from '@ethereumjs/util'
 import type { RunTxResult } from '@ethereumjs/vm'
-import { serverError } from '../../rpc/errors.js'
+import { serverError } from '../../errors.js'
 
 export interface TxTracer {
   /** listens to `evm` for the next transaction */

@@ -6,8 +6,8 @@ import { RLP } from '@ethereumjs/rlp'
 import { bytesToBigInt } from '@ethereumjs/util'
 import type { BlockRecord, ChainView } from '../../chain/view.js'
 import type { BlockPrefix } from '../../exec/types.js'
-import { serverError } from '../errors.js'
-import { bytesToHex } from '../hex.js'
+import { serverError } from '../../errors.js'
+import { bytesToHex } from '../../util/hex.js'
 
 /** `block`'s first `count` transactions, to replay on its parent's state (whose state must be kept). */
 export async function blockPrefix(view: ChainView, block: BlockRecord, count: number): Promise<BlockPrefix> {

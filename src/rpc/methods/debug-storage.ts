@@ -5,7 +5,7 @@
 
 import { RawJson } from '../context.js'
 import type { MethodHandler } from '../context.js'
-import { serverError } from '../errors.js'
+import { serverError } from '../../errors.js'
 import * as p from '../params.js'
 import type { BlockSelector } from '../params.js'
 import { prefixBefore } from './block-prefix.js'

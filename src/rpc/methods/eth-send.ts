@@ -6,7 +6,7 @@
 import { admitRawTransaction } from '../../chain/tx-intake.js'
 import { goDuration } from '../../util/go-duration.js'
 import type { MethodHandler } from '../context.js'
-import { invalidParams, RpcError } from '../errors.js'
+import { invalidParams, RpcError } from '../../errors.js'
 import * as p from '../params.js'
 import { receiptJson } from './chain-json.js'
 import type { MethodDeps } from './deps.js'

@@ -1,7 +1,7 @@
 // eth_subscribe and eth_unsubscribe (geth's eth namespace subscriptions), over WebSocket only.
 
 import type { MethodHandler } from '../context.js'
-import { invalidParams } from '../errors.js'
+import { invalidParams } from '../../errors.js'
 import { isWsContext } from '../server.js'
 import * as p from '../params.js'
 import {

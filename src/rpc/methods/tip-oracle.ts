@@ -8,7 +8,7 @@
 
 import { gasUsedAt } from '../../chain/receipts.js'
 import type { BlockRecord, ChainView } from '../../chain/view.js'
-import { effectiveGasPrice } from '../format.js'
+import { effectiveGasPrice } from '../../json/transaction.js'
 import { blockMemo } from './chain-json.js'
 
 const ORACLE_BLOCKS = 20

@@ -2,7 +2,7 @@
 // by the producer thread that owns the pool.
 
 import type { MethodHandler } from '../context.js'
-import { quantity } from '../hex.js'
+import { quantity } from '../../util/hex.js'
 import * as p from '../params.js'
 import type { MethodDeps } from './deps.js'
 

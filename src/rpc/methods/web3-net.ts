@@ -1,7 +1,7 @@
 // web3_* and net_*: identity of the node and the network.
 
 import type { MethodHandler } from '../context.js'
-import { bytesToHex } from '../hex.js'
+import { bytesToHex } from '../../util/hex.js'
 import * as p from '../params.js'
 import type { MethodDeps } from './deps.js'
 

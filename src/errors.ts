@@ -1,5 +1,7 @@
-// The one place that maps failures to JSON-RPC codes and messages. Wordings follow geth, because
-// ethers, viem and web3.js match these strings (see shared/reference/access-service-conventions.md).
+// The error vocabulary every layer throws: JSON-RPC error codes, RpcError and its constructors. Wordings
+// follow geth, because ethers, viem and web3.js match these strings (see
+// shared/reference/access-service-conventions.md). chain/ and exec/ throw these; src/rpc/envelope.ts is
+// the one place that turns a thrown error into a JSON-RPC answer.
 
 export const ErrorCode = {
   ParseError: -32700,

@@ -1,10 +1,9 @@
-// In-process checks of the metric families, the RPC recorder, the rejection reasons, the JSON logger and
-// the strictness of the test parser itself (a parser that accepts anything would prove nothing).
+// In-process checks of the metric families, the RPC recorder, the rejection reasons and the strictness
+// of the test parser itself (a parser that accepts anything would prove nothing).
 
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { Registry } from 'prom-client'
-import { createLogger } from '../../dist/logging/logger.js'
 import { createMetrics } from '../../dist/metrics/metrics.js'
 import { txRejectReason } from '../../dist/metrics/txpool.js'
 import { parsePrometheusText, total, value } from '../helpers/prom.js'
@@ -84,28 +83,6 @@ test('rejected transactions get a bounded reason from the geth wording', () => {
   assert.equal(txRejectReason(err('bad', -32602)), 'invalid_params')
   assert.equal(txRejectReason(err('something new and unexpected')), 'other')
   assert.equal(txRejectReason('not an error'), 'other')
-})
-
-test('the logger writes one JSON line per event at or above its level', () => {
-  const lines = []
-  const sink = { write: (line) => lines.push(line) }
-  const logger = createLogger('info', sink).child({ component: 'test' })
-  logger.debug('hidden')
-  logger.info('block sealed', { number: 7n, txs: 2 })
-  logger.error('failed', { err: new Error('boom') })
-  assert.equal(lines.length, 2)
-  for (const line of lines) assert.ok(line.endsWith('}\n') && !line.slice(0, -1).includes('\n'))
-  const first = JSON.parse(lines[0])
-  assert.equal(first.level, 'info')
-  assert.equal(first.msg, 'block sealed')
-  assert.equal(first.component, 'test')
-  assert.equal(first.number, '7')
-  assert.ok(!Number.isNaN(Date.parse(first.time)))
-  assert.equal(JSON.parse(lines[1]).err.message, 'boom')
-  const silent = []
-  createLogger('silent', { write: (l) => silent.push(l) }).error('nothing')
-  assert.equal(silent.length, 0)
-  assert.throws(() => createLogger('loud'))
 })
 
 test('the test parser rejects malformed exposition text', () => {

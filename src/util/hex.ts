@@ -1,4 +1,5 @@
-// Hex encoding for JSON-RPC output (hot path) and strict decoding of trusted hex.
+// Hex encoding for JSON-RPC output (hot path) and decoding of hex Keel made itself. Input from clients
+// goes through the validating parsers in src/rpc/params.ts instead.
 // QUANTITY = 0x + minimal hex digits ("0x0" for zero); DATA = 0x + two lowercase digits per byte.
 
 import type { Address } from '@ethereumjs/util'
@@ -62,7 +63,7 @@ export function decodeHexDigits(s: string, offset = 0): Uint8Array {
 
 /**
  * Strict DATA decoding: requires the 0x prefix, an even number of digits and only hex digits.
- * Throws a plain Error (this is for trusted/internal hex; RPC input goes through params.ts).
+ * Throws a plain Error (this is for trusted/internal hex; RPC input goes through src/rpc/params.ts).
  */
 export function hexToBytes(hex: string): Uint8Array {
   if (typeof hex !== 'string' || hex.length < 2 || hex.charCodeAt(0) !== 48 || (hex.charCodeAt(1) | 32) !== 120) {
@@ -71,4 +72,13 @@ export function hexToBytes(hex: string): Uint8Array {
   if (hex.length % 2 !== 0) throw new Error('hexToBytes: odd number of hex digits')
   if (firstNonHex(hex, 2) !== -1) throw new Error('hexToBytes: invalid hex digit')
   return decodeHexDigits(hex, 2)
+}
+
+/**
+ * Hex to bytes for strings Keel made itself (hashes, addresses, trie keys it encoded), with or without
+ * 0x: one native decode and no validation. @ethereumjs/util's hexToBytes tests a regular expression over
+ * every string first, ~3-5% of sealing a block of transfers.
+ */
+export function trustedHexToBytes(hex: string): Uint8Array {
+  return Buffer.from(hex.charCodeAt(1) === 0x78 ? hex.slice(2) : hex, 'hex')
 }

@@ -8,9 +8,12 @@ import { RLP } from '@ethereumjs/rlp'
 import { loadFastCrypto } from '../../dist/evm/crypto.js'
 import { createChainCommon } from '../../dist/evm/common.js'
 import { latestForkConfig } from '../../dist/evm/geth-genesis.js'
-import { effectiveGasPrice, formatBlock, formatLog, formatReceipt, formatTransaction } from '../../dist/rpc/format.js'
+import { formatBlock } from '../../dist/json/block.js'
+import { formatLog } from '../../dist/json/log.js'
+import { formatReceipt } from '../../dist/json/receipt.js'
+import { effectiveGasPrice, formatTransaction } from '../../dist/json/transaction.js'
 import { readTxFields } from '../../dist/chain/tx-intake.js'
-import { bytesToHex, bytesToQuantity, hexToBytes, quantity } from '../../dist/rpc/hex.js'
+import { bytesToHex, hexToBytes, quantity } from '../../dist/util/hex.js'
 import { validateMethodResult, validateSchema } from '../helpers/schema.js'
 
 const KEY = utilHexToBytes('0x' + '11'.repeat(32))
@@ -74,31 +77,6 @@ before(async () => {
     { common },
   )
   blockHash = bytesToHex(block.hash())
-})
-
-describe('hex', () => {
-  test('quantity', () => {
-    assert.equal(quantity(0), '0x0')
-    assert.equal(quantity(0n), '0x0')
-    assert.equal(quantity(255), '0xff')
-    assert.equal(quantity(2n ** 256n - 1n), '0x' + 'f'.repeat(64))
-    assert.throws(() => quantity(-1))
-    assert.throws(() => quantity(1.5))
-    assert.throws(() => quantity(-1n))
-  })
-  test('bytesToQuantity / bytesToHex / hexToBytes', () => {
-    assert.equal(bytesToQuantity(new Uint8Array()), '0x0')
-    assert.equal(bytesToQuantity(Uint8Array.from([0, 0])), '0x0')
-    assert.equal(bytesToQuantity(Uint8Array.from([0, 0x0a, 0xbc])), '0xabc')
-    assert.equal(bytesToQuantity(Uint8Array.from([0x1a, 0])), '0x1a00')
-    assert.equal(bytesToHex(Uint8Array.from([0, 0xab])), '0x00ab')
-    assert.equal(bytesToHex(new Uint8Array()), '0x')
-    assert.deepEqual(hexToBytes('0x00Ab'), Uint8Array.from([0, 0xab]))
-    assert.deepEqual(hexToBytes('0x'), new Uint8Array())
-    assert.throws(() => hexToBytes('00ab'), /prefix/)
-    assert.throws(() => hexToBytes('0xabc'), /odd/)
-    assert.throws(() => hexToBytes('0xzz'), /invalid/)
-  })
 })
 
 describe('formatBlock', () => {
