@@ -81,6 +81,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
   const view = new ChainView(level, common, crypto.keccak256, ready.head, ready.genesisHash, config.stateHistory)
   producer.onBlock((event) => view.applyBlock(event))
   start.headSource.view = view
+  if (config.replica) access.health.followReplica({ status: () => producer.streamStatus, maxBlocksBehind: config.readyMaxBlocksBehind })
   // 'latest' stays warm: the block's state diff goes to the main thread's reader and every call worker
   const headState = new StateReader(common, level, { nodeCacheBytes: 16 << 20, slots: 32_000 })
   const filters = new FilterRegistry(config.filterTimeoutSeconds * 1000)
@@ -125,8 +126,13 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
   const metrics = config.metrics
     ? createMetrics({ isKnownMethod: (method) => dispatcher.has(method), version: start.version, chainId: config.chainId })
     : null
+  if (metrics !== null) {
+    producer.onStreamStatus((status) => metrics.stream.status(status))
+    if (producer.streamStatus !== undefined) metrics.stream.status(producer.streamStatus)
+  }
   producer.onBlock((event) => {
     metrics?.chain.onBlock(event)
+    if (event.replicated !== undefined) metrics?.stream.applied(event.replicated)
     if (logger.isEnabled('debug')) {
       logger.debug('block sealed', { number: event.head.number, hash: event.head.hash, txs: event.txHashes.length, gasUsed: event.head.gasUsed, ...event.stats })
     }

@@ -37,10 +37,12 @@ export async function startNode(input: KeelConfig): Promise<RunningNode> {
   // memory reducer; the threads started after it (the call workers) get the process's own setting back.
   const reducerAtStart = memoryReducerAtStart()
   if (!input.idleHeapShrink) setMemoryReducer(false)
+  // a replica's chain thread follows the block stream in place of producing blocks
+  const thread = input.replica ? new URL('./replication/replica-thread.js', import.meta.url) : undefined
   const producer = new ProducerClient((message) => {
-    logger.error('producer failed', { message })
+    logger.error(input.replica ? 'replica failed' : 'producer failed', { message })
     fatal?.(message)
-  })
+  }, thread)
   if (!input.idleHeapShrink) void producer.online.then(() => setMemoryReducer(reducerAtStart))
   let chain: ChainGenesis
   try {

@@ -65,6 +65,29 @@ export interface NewBlockEvent {
   stateDiff?: StateDiff
   /** The senders with transactions in the pool when the event was posted (lowercase): pooled-senders.ts. */
   pooledSenders: string[]
+  /** On a replica: how the block arrived from the block stream. */
+  replicated?: ReplicatedStats
+}
+
+export interface ReplicatedStats {
+  /** producer's commit to this replica's commit, when the producer said when it committed */
+  lagMs: number | undefined
+  /** reassembly, checks and the batch */
+  applyMs: number
+  /** bytes of the batch (keys and values) */
+  bytes: number
+}
+
+/** The block stream (--stream-url) as one side sees it: the producer's publisher or a replica's follower. */
+export interface StreamStatus {
+  role: 'producer' | 'replica'
+  connected: boolean
+  /** producer: the newest block the stream acknowledged (-1: none); replica: its head */
+  block: bigint
+  /** producer: blocks sealed and not yet in the stream; replica: blocks the stream has beyond its head */
+  backlog: number
+  /** why the side stopped for good (fenced producer, refused block), if it did */
+  stopped?: { code: string; reason: string }
 }
 
 /** Milliseconds spent sealing one block, and pooled transactions dropped as invalid while building it. */
@@ -84,4 +107,5 @@ export type FromProducer =
   | { kind: 'reply'; id: number; ok: false; error: RpcErrorShape }
   | NewBlockEvent
   | { kind: 'pendingTx'; hashes: string[] }
+  | { kind: 'stream'; status: StreamStatus }
   | { kind: 'fatal'; message: string }

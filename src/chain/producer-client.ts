@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads'
 import { fromShape } from '../errors.js'
 import { HandOffBatch } from './hand-off-batch.js'
 import { PooledSenders } from './pooled-senders.js'
-import type { FromProducer, HeadInfo, NewBlockEvent, PoolQuery, ProducerInit, SubmitOutcome, ToProducer, TxWire } from './messages.js'
+import type { FromProducer, HeadInfo, NewBlockEvent, PoolQuery, ProducerInit, StreamStatus, SubmitOutcome, ToProducer, TxWire } from './messages.js'
 
 interface Pending {
   resolve(value: unknown): void
@@ -24,6 +24,10 @@ export class ProducerClient {
   private nextId = 1
   private blockListeners: Array<(event: NewBlockEvent) => void> = []
   private pendingTxListeners: Array<(hashes: string[]) => void> = []
+  private streamListeners: Array<(status: StreamStatus) => void> = []
+  /** the block stream's state as the thread last reported it (--stream-url) */
+  streamStatus: StreamStatus | undefined
+  private readonly remotePool: boolean
   private exited = false
   /** messages that carried submitted transactions to the producer, and how many transactions they carried */
   readonly submits = new HandOffBatch<TxWire, SubmitOutcome>((txs) => this.request({ kind: 'submit', txs } as ToProducer) as Promise<SubmitOutcome[]>)
@@ -36,9 +40,14 @@ export class ProducerClient {
    */
   readonly online: Promise<void>
 
-  /** Spawns the thread, which loads its code at once; it opens the chain when `start` gives it the genesis. */
-  constructor(onFatal: (message: string) => void) {
-    this.worker = new Worker(new URL('./producer-thread.js', import.meta.url), { resourceLimits: PRODUCER_HEAP_LIMITS })
+  /**
+   * Spawns the thread, which loads its code at once; it opens the chain when `start` gives it the genesis.
+   * `thread`: another entry speaking the same messages (a replica's, replication/replica-thread.ts), whose
+   * pool is the producer's elsewhere: every pending nonce is asked there.
+   */
+  constructor(onFatal: (message: string) => void, thread?: URL) {
+    this.remotePool = thread !== undefined
+    this.worker = new Worker(thread ?? new URL('./producer-thread.js', import.meta.url), { resourceLimits: PRODUCER_HEAP_LIMITS })
     this.online = new Promise((resolve) => {
       this.worker.once('online', () => resolve())
       this.worker.once('exit', () => resolve())
@@ -68,6 +77,10 @@ export class ProducerClient {
           break
         case 'pendingTx':
           this.notifyPendingTx(msg.hashes)
+          break
+        case 'stream':
+          this.streamStatus = msg.status
+          for (const listener of this.streamListeners) listener(msg.status)
           break
         case 'ready':
           this.pooledSenders.poolReported(msg.pooledSenders)
@@ -110,6 +123,10 @@ export class ProducerClient {
     this.pendingTxListeners.push(listener)
   }
 
+  onStreamStatus(listener: (status: StreamStatus) => void): void {
+    this.streamListeners.push(listener)
+  }
+
   private notifyPendingTx(hashes: string[]): void {
     for (const listener of this.pendingTxListeners) listener(hashes)
   }
@@ -142,7 +159,7 @@ export class ProducerClient {
    * nonce at the head the main thread knows, and the producer need not be asked.
    */
   mayHavePooled(address: string): boolean {
-    return this.exited || this.pooledSenders.mayHavePooled(address)
+    return this.exited || this.remotePool || this.pooledSenders.mayHavePooled(address)
   }
 
   /**

@@ -10,6 +10,7 @@ import type { ChainLevel } from './store/level.js'
 import { Keys } from './store/schema.js'
 import { startProducerWarmUp } from './producer-warm-up.js'
 import type { ProducerWarmUp } from './producer-warm-up.js'
+import { createLogger } from '../logging/logger.js'
 
 if (parentPort === null) throw new Error('producer-thread must run as a worker thread')
 const port = parentPort
@@ -44,15 +45,31 @@ const pendingTx = {
 
 async function run({ config, genesis }: ProducerInit): Promise<void> {
   const level = await openChainLevel(join(config.dataDir, 'chain'), { cacheSize: 32 << 20, writeBufferSize: 16 << 20 })
+  // --stream-url: every block also goes to the replicas' block stream (loaded only then)
+  const publisher =
+    config.streamUrl === undefined
+      ? undefined
+      : new (await import('../replication/publisher.js')).BlockPublisher({
+          url: config.streamUrl,
+          chainId: config.chainId,
+          level,
+          logger: createLogger(config.logLevel).child({ component: 'stream' }),
+          maxAgeSeconds: config.streamMaxAgeSeconds,
+          onStatus: (status) => post({ kind: 'stream', status }),
+        })
   const producer = await Producer.open(
     config,
     genesis,
     level,
     {
       onBlock: (event) => post(event),
-      onPendingTx: (hashes) => pendingTx.add(hashes),
+      onPendingTx: (hashes) => {
+        pendingTx.add(hashes)
+        publisher?.publishPending(hashes)
+      },
       onFatal: (message) => post({ kind: 'fatal', message }),
     },
+    { writeSets: publisher },
   )
 
   let warmUp: ProducerWarmUp | undefined
@@ -75,6 +92,7 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
         shuttingDown = true
         warmUp?.stop()
         Promise.all([producer.close(), warmUp?.done])
+          .then(() => publisher?.close())
           .then(() => level.close())
           .then(
             () => post({ kind: 'reply', id: msg.id, ok: true, result: null }),
@@ -87,6 +105,7 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
   const genesisHash = await genesisHashOf(level)
   post({ kind: 'ready', head: headInfo(producer.headHeader), genesisHash, hardfork: producer.hardfork, pooledSenders: producer.pooledSenders() })
   producer.start()
+  publisher?.start(producer.headHeader.number)
   producer.blockVM().then(
     () => {
       if (!shuttingDown) warmUp = startProducerWarmUp(config, genesis, () => producer.idle)

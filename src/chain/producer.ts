@@ -25,9 +25,10 @@ import type { HeadInfo, NewBlockEvent, PoolQuery, TxWire } from './messages.js'
 import { fromWire, toWire } from './pooled-tx.js'
 import type { PooledTx } from './pooled-tx.js'
 import { encodeReceipts } from './receipts.js'
-import type { ReceiptRecord } from './receipts.js'
+import { pushBlockRecord } from './block-record.js'
+import type { BlockWriteSet, WriteSetSink } from './write-set.js'
 import type { ChainLevel } from './store/level.js'
-import { decodeHead, decodeNumber, encodeHead, encodeNumber, encodeTxLookup, Keys } from './store/schema.js'
+import { decodeHead, decodeNumber, encodeHead, encodeNumber, Keys } from './store/schema.js'
 import { createNodeCache, ReadOnlyTrieDB, trieKey, WritableTrieDB } from './store/state-db.js'
 import type { LevelOp } from './store/state-db.js'
 import { GroupCommit } from './store/group-commit.js'
@@ -48,6 +49,8 @@ export interface ProducerEvents {
 export interface ProducerOptions {
   /** Plain value transfers skip the EVM (default true; turned off only to compare both paths). */
   plainTransfers?: boolean
+  /** Receives each block's write set (the block stream's publisher, with --stream-url). */
+  writeSets?: WriteSetSink
 }
 
 const BLOCKHASH_WINDOW = 256
@@ -232,7 +235,8 @@ export class Producer {
       },
       { common: this.common, setHardfork: true },
     )
-    const ops = await this.trieOps(0n)
+    const trie = await this.trieOps(0n)
+    const ops = [...trie.nodes, ...trie.prune]
     const hash = header.hash()
     ops.push(
       { type: 'put', key: Keys.canonicalHash(0n), value: hash },
@@ -281,19 +285,21 @@ export class Producer {
    * block that just fell out of the window is pruned: a listed node is deleted unless a later block wrote
    * it again (content-addressed nodes come back when state returns to an earlier value).
    */
-  private async trieOps(number: bigint): Promise<LevelOp[]> {
-    const { ops, written, superseded } = this.trieDb.takeCaptured()
+  private async trieOps(number: bigint): Promise<{ nodes: LevelOp[]; prune: LevelOp[] }> {
+    const { ops: nodes, written, superseded } = this.trieDb.takeCaptured()
+    const ops: LevelOp[] = []
+    const done = { nodes, prune: ops }
     const history = BigInt(this.config.stateHistory)
-    if (history === 0n) return ops
+    if (history === 0n) return done
     const numberBytes = encodeNumber(number)
     for (const key of written) ops.push({ type: 'put', key: Keys.lastWritten(key), value: numberBytes })
     if (superseded.length > 0) ops.push({ type: 'put', key: Keys.superseded(number), value: RLP.encode(superseded) })
     // prune a little later than the window RPC serves, so that a request already running on the
     // oldest served state, or a view one block behind the producer, never finds a node gone
     const expiring = number - history - PRUNE_MARGIN_BLOCKS
-    if (expiring <= 0n) return ops
+    if (expiring <= 0n) return done
     const listed = await this.level.get(Keys.superseded(expiring))
-    if (listed === undefined) return ops
+    if (listed === undefined) return done
     const keys = RLP.decode(listed) as unknown as Uint8Array[]
     const lastWritten = await this.level.getMany(keys.map((k) => Keys.lastWritten(k)))
     const rewrittenNow = new Set(written.map((k) => bytesToHex(k)))
@@ -303,7 +309,7 @@ export class Producer {
       ops.push({ type: 'del', key: trieKey(bytesToHex(keys[i]).slice(2)) }, { type: 'del', key: Keys.lastWritten(keys[i]) })
     }
     ops.push({ type: 'del', key: Keys.superseded(expiring) })
-    return ops
+    return done
   }
 
   start(): void {
@@ -455,24 +461,28 @@ export class Producer {
       included.map((p) => trustedHexToBytes(p.sender)),
     )
     const receiptsRlp = encodeReceipts(receipts)
-    const ops: LevelOp[] = await this.trieOps(number)
-    ops.push(
-      { type: 'put', key: Keys.canonicalHash(number), value: hash },
-      { type: 'put', key: Keys.blockNumber(hash), value: encodeNumber(number) },
-      { type: 'put', key: Keys.header(number), value: headerRlp },
-      { type: 'put', key: Keys.body(number), value: bodyRlp },
-      { type: 'put', key: Keys.receipts(number), value: receiptsRlp },
-    )
-    const txHashes: string[] = []
-    for (let i = 0; i < included.length; i++) {
-      const txHash = trustedHexToBytes(included[i].hash)
-      txHashes.push(included[i].hash)
-      ops.push({ type: 'put', key: Keys.txLookup(txHash), value: encodeTxLookup(number, i) })
-      ops.push({ type: 'del', key: Keys.pooledTx(txHash) })
-    }
-    pushLogIndex(ops, number, receipts, header.logsBloom)
+    const trie = await this.trieOps(number)
+    const ops: LevelOp[] = [...trie.nodes, ...trie.prune]
+    const txHashes = included.map((p) => p.hash)
+    pushBlockRecord(ops, {
+      number,
+      hash,
+      headerRlp,
+      bodyRlp,
+      receiptsRlp,
+      txHashes: txHashes.map((h) => trustedHexToBytes(h)),
+      receipts,
+      logsBloom: header.logsBloom,
+    })
+    for (const ptx of included) ops.push({ type: 'del', key: Keys.pooledTx(trustedHexToBytes(ptx.hash)) })
     for (const ptx of invalid) ops.push({ type: 'del', key: Keys.pooledTx(trustedHexToBytes(ptx.hash)) })
-    ops.push({ type: 'put', key: Keys.meta('head'), value: encodeHead(number, hash) })
+    // taken before the batch: a sink's outbox entry holds it; a failed batch discards it as before
+    const stateDiff = this.diffs.take(this.head.stateRoot, header.stateRoot)
+    const writeSet: BlockWriteSet | undefined =
+      this.options.writeSets === undefined
+        ? undefined
+        : { number, hash, headerRlp, bodyRlp, receiptsRlp, trieNodes: trie.nodes, pruneOps: trie.prune, stateDiff, committedAt: Date.now() }
+    if (writeSet !== undefined) ops.push(...this.options.writeSets!.prepare(writeSet))
     // pool journal writes of transactions in this block must land before their deletion below
     await this.journal.flush()
     const writeStartedAt = performance.now()
@@ -484,7 +494,7 @@ export class Producer {
       await this.sm.setStateRoot(this.head.stateRoot, true)
       throw err
     }
-    const stateDiff = this.diffs.take(this.head.stateRoot, header.stateRoot)
+    if (writeSet !== undefined) this.options.writeSets!.committed(writeSet)
     const writeMs = performance.now() - writeStartedAt
     this.trieDb.release()
     this.head = header
@@ -515,32 +525,6 @@ export class Producer {
     if (this.sealing !== undefined) await this.sealing
     await this.journal.flush()
   }
-}
-
-/**
- * The log index entries of a block: one key per distinct log address and topic, and its bloom. Only a
- * block with logs has a bloom entry, so that a query naming no address or topic reads the blooms of
- * the blocks with logs and not one per block of its range.
- */
-function pushLogIndex(ops: LevelOp[], number: bigint, receipts: readonly ReceiptRecord[], bloom: Uint8Array): void {
-  const seen = new Set<string>()
-  const empty = new Uint8Array(0)
-  for (const receipt of receipts) {
-    for (const [address, topics] of receipt.logs) {
-      const a = `a${bytesToHex(address)}`
-      if (!seen.has(a)) {
-        seen.add(a)
-        ops.push({ type: 'put', key: Keys.logAddress(address, number), value: empty })
-      }
-      for (const topic of topics) {
-        const t = `t${bytesToHex(topic)}`
-        if (seen.has(t)) continue
-        seen.add(t)
-        ops.push({ type: 'put', key: Keys.logTopic(topic, number), value: empty })
-      }
-    }
-  }
-  if (seen.size > 0) ops.push({ type: 'put', key: Keys.bloom(number), value: bloom })
 }
 
 export function encodeWire(wire: TxWire): Uint8Array {

@@ -103,6 +103,7 @@ export function loadConfig(input: LoadConfigInput): KeelConfig {
   }
   applyEmptyBlockPeriod(config, setBy)
   checkStateHistory(config, setBy)
+  checkReplication(config, setBy)
   return config as unknown as KeelConfig
 }
 
@@ -182,6 +183,31 @@ function checkStateHistory(config: Record<OptionKey, unknown>, setBy: Map<Option
     throw new ConfigError(
       `invalid value ${history} for ${origin.name} (from ${origin.source}): expected 0 (archive) or at least ${MIN_STATE_HISTORY}`,
     )
+  }
+}
+
+const NATS_URL = /^(nats|tls):\/\/[^\s,]+$/
+const HTTP_URL = /^https?:\/\/[^\s]+$/
+
+/** A replica needs the stream and the producer; the URLs are checked here so that a typo stops the start. */
+function checkReplication(config: Record<OptionKey, unknown>, setBy: Map<OptionKey, Origin>): void {
+  const where = (key: OptionKey, flag: string): string => {
+    const origin = setBy.get(key)
+    return origin === undefined ? flag : `${origin.name} (from ${origin.source})`
+  }
+  const streamUrl = config.streamUrl as string | undefined
+  if (streamUrl !== undefined && !streamUrl.split(',').every((u) => NATS_URL.test(u.trim()))) {
+    throw new ConfigError(`invalid value ${JSON.stringify(streamUrl)} for ${where('streamUrl', '--stream-url')}: expected nats://HOST:PORT (or tls://), comma-separated for a cluster`)
+  }
+  const producerUrl = config.producerUrl as string | undefined
+  if (producerUrl !== undefined && !HTTP_URL.test(producerUrl)) {
+    throw new ConfigError(`invalid value ${JSON.stringify(producerUrl)} for ${where('producerUrl', '--producer-url')}: expected http://HOST:PORT or https://HOST:PORT`)
+  }
+  if (config.replica === true) {
+    if (streamUrl === undefined) throw new ConfigError(`${where('replica', '--replica')} needs --stream-url: the block stream it follows`)
+    if (producerUrl === undefined) throw new ConfigError(`${where('replica', '--replica')} needs --producer-url: where its transactions go`)
+  } else if (producerUrl !== undefined) {
+    throw new ConfigError(`${where('producerUrl', '--producer-url')} is for a replica: add --replica, or leave it out on the producer`)
   }
 }
 

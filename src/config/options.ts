@@ -17,6 +17,7 @@ export type OptionGroup =
   | 'Logs and filters'
   | 'WebSocket'
   | 'Access'
+  | 'Replication'
   | 'Metrics'
 
 interface OptionBase<K extends OptionKey> {
@@ -280,6 +281,27 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
   readyMaxSecondsBehind: {
     flag: 'ready-max-seconds-behind', env: 'KEEL_READY_MAX_SECONDS_BEHIND', group: 'Access', type: 'number', metavar: 'SECONDS',
     min: 1, max: DAY, default: 60, help: 'GET /ready fails when the head block is older than this',
+  },
+
+  streamUrl: {
+    flag: 'stream-url', env: 'KEEL_STREAM_URL', group: 'Replication', type: 'string', metavar: 'URL', optional: true,
+    default: undefined, defaultText: 'none', help: 'NATS server (nats://HOST:4222) of the block stream: the producer publishes each block to JetStream, a replica follows it',
+  },
+  streamMaxAgeSeconds: {
+    flag: 'stream-max-age-seconds', env: 'KEEL_STREAM_MAX_AGE_SECONDS', group: 'Replication', type: 'int', metavar: 'SECONDS',
+    min: 60, max: 3650 * DAY, default: 7 * DAY, defaultText: '604800 (7 days)', help: 'how long the block stream keeps a block, when the producer creates the stream (a replica further behind takes a new snapshot)',
+  },
+  replica: {
+    flag: 'replica', env: 'KEEL_REPLICA', group: 'Replication', type: 'bool', metavar: '',
+    default: false, help: 'serve reads from a copy of the chain that follows the block stream; writes and pending state go to --producer-url',
+  },
+  producerUrl: {
+    flag: 'producer-url', env: 'KEEL_PRODUCER_URL', group: 'Replication', type: 'string', metavar: 'URL', optional: true,
+    default: undefined, defaultText: 'none', help: 'JSON-RPC address (http:// or https://) of the producer a replica forwards transactions and pending-state questions to',
+  },
+  readyMaxBlocksBehind: {
+    flag: 'ready-max-blocks-behind', env: 'KEEL_READY_MAX_BLOCKS_BEHIND', group: 'Replication', type: 'int', metavar: 'BLOCKS',
+    min: 0, max: 1_000_000, default: 8, help: 'a replica\'s GET /ready fails when it is more than this many blocks behind the stream (or the producer, while the stream is unreachable)',
   },
 
   metrics: {

@@ -81,6 +81,16 @@ export interface KeelConfig {
   shutdownGraceSeconds: number
   readyMaxSecondsBehind: number
 
+  // Replication
+  /** NATS server of the block stream; undefined = no stream. */
+  streamUrl: string | undefined
+  streamMaxAgeSeconds: number
+  /** Follow the block stream instead of producing blocks. */
+  replica: boolean
+  /** The producer a replica forwards writes and pending-state questions to. */
+  producerUrl: string | undefined
+  readyMaxBlocksBehind: number
+
   // Metrics
   metrics: boolean
   metricsHost: string

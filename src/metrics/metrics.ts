@@ -9,6 +9,7 @@ import { RateLimitMetrics } from './ratelimit.js'
 import { MetricsRegistry } from './registry.js'
 import { RpcMetrics } from './rpc.js'
 import { StorageMetrics } from './storage.js'
+import { StreamMetrics } from './stream.js'
 import { TxPoolMetrics } from './txpool.js'
 import { WsMetrics } from './ws.js'
 
@@ -43,6 +44,7 @@ export function createMetrics(init: MetricsInit, registry: Registry = new Regist
     txpool: new TxPoolMetrics(register),
     callPool: new CallPoolMetrics(register),
     storage: new StorageMetrics(register),
+    stream: new StreamMetrics(register),
   }
 }
 

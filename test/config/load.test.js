@@ -77,6 +77,11 @@ test('defaults', () => {
     corsOrigins: '*',
     shutdownGraceSeconds: 5,
     readyMaxSecondsBehind: 60,
+    streamUrl: undefined,
+    streamMaxAgeSeconds: 604800,
+    replica: false,
+    producerUrl: undefined,
+    readyMaxBlocksBehind: 8,
     metrics: true,
     metricsHost: '127.0.0.1',
     metricsPort: 9545,
@@ -259,4 +264,17 @@ test('unknown options, missing values and broken config files', () => {
     assert.throws(() => load({ configFile: join(dir, 'sub') }),
       (err) => err instanceof ConfigError && err.message.startsWith(`cannot read config file ${join(dir, 'sub')}: `))
   })
+})
+
+test('replication: a replica needs the stream and the producer; URLs are checked', () => {
+  const replica = load({ flags: { replica: true, 'stream-url': 'nats://10.0.0.5:4222', 'producer-url': 'http://producer:8545' } })
+  assert.equal(replica.replica, true)
+  assert.equal(replica.streamUrl, 'nats://10.0.0.5:4222')
+  assert.equal(replica.producerUrl, 'http://producer:8545')
+  assert.equal(load({ flags: { 'stream-url': 'nats://a:4222,nats://b:4222' } }).streamUrl, 'nats://a:4222,nats://b:4222')
+  assertConfigError(() => load({ flags: { replica: true, 'producer-url': 'http://p:8545' } }), '--replica (from command line) needs --stream-url: the block stream it follows')
+  assertConfigError(() => load({ flags: { replica: true, 'stream-url': 'nats://n:4222' } }), '--replica (from command line) needs --producer-url: where its transactions go')
+  assertConfigError(() => load({ flags: { 'producer-url': 'http://p:8545' } }), '--producer-url (from command line) is for a replica: add --replica, or leave it out on the producer')
+  assertConfigError(() => load({ flags: { 'stream-url': 'http://n:4222' } }), 'invalid value "http://n:4222" for --stream-url (from command line): expected nats://HOST:PORT (or tls://), comma-separated for a cluster')
+  assertConfigError(() => load({ env: { KEEL_REPLICA: 'true', KEEL_STREAM_URL: 'nats://n:4222', KEEL_PRODUCER_URL: 'p:8545' } }), 'invalid value "p:8545" for KEEL_PRODUCER_URL (from environment): expected http://HOST:PORT or https://HOST:PORT')
 })

@@ -14,6 +14,8 @@
 //   p + txHash(32)           a pooled (not yet mined) transaction, in wire form
 //   D + num(8)               (pruning) RLP list of trie keys the block superseded, deleted `history` blocks later
 //   L + trie key             (pruning) the last block that wrote this trie node, num(8)
+//   R + num(8)               (--stream-url) a block not yet acknowledged by the block stream: its
+//                            trie keys, pruning ops and state diff (replication/outbox.ts)
 //   m + name                 metadata: head, genesis hash, schema version
 
 const enc = new TextEncoder()
@@ -32,6 +34,7 @@ export const Prefix = {
   pooledTx: 0x70, // p
   superseded: 0x44, // D
   lastWritten: 0x4c, // L
+  outbox: 0x52, // R
   meta: 0x6d, // m
 } as const
 
@@ -72,6 +75,8 @@ export const Keys = {
   pooledTx: (hash: Uint8Array) => withBytes(Prefix.pooledTx, hash),
   superseded: (num: bigint) => withNumber(Prefix.superseded, num),
   lastWritten: (rawTrieKey: Uint8Array) => withBytes(Prefix.lastWritten, rawTrieKey),
+  outbox: (num: bigint) => withNumber(Prefix.outbox, num),
+  outboxRange: { gte: Uint8Array.of(Prefix.outbox), lt: Uint8Array.of(Prefix.outbox + 1) },
   pooledTxRange: { gte: Uint8Array.of(Prefix.pooledTx), lt: Uint8Array.of(Prefix.pooledTx + 1) },
   meta: (name: 'head' | 'genesis' | 'schema' | 'config') => withBytes(Prefix.meta, enc.encode(name)),
 }
