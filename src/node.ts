@@ -10,6 +10,7 @@ import type { ChainGenesis } from './chain/chain-genesis.js'
 import type { ChainView } from './chain/view.js'
 import type { KeelConfig } from './config/types.js'
 import { createLogger } from './logging/logger.js'
+import type { Logger } from './logging/logger.js'
 import type { RunningNode } from './node-services.js'
 import { accessSetup } from './rpc/access.js'
 import { applyHeapGrowthPercent } from './util/heap-growth.js'
@@ -28,10 +29,66 @@ function packageVersion(): string {
 
 export async function startNode(input: KeelConfig): Promise<RunningNode> {
   applyHeapGrowthPercent(input.heapGrowthPercent)
+  const logger = createLogger(input.logLevel)
+  return input.replica ? startReplica(input, logger) : startChain(input, logger)
+}
+
+/**
+ * A replica: the producer's snapshot first when the data folder has no chain; and when its next block is
+ * no longer in the stream, the node restarts in place (same port) on a new snapshot.
+ */
+async function startReplica(input: KeelConfig, logger: Logger): Promise<RunningNode> {
+  const { bootstrapReplica, hasChain } = await import('./replication/bootstrap.js')
+  // validated before the wait for a snapshot, so a bad access option fails the start at once
+  accessSetup(input, { head: () => undefined })
+  // with --genesis, a new replica starts from the genesis block instead (a stream that holds the whole chain)
+  if (input.genesis === undefined && !(await hasChain(input.dataDir))) await bootstrapReplica(input, logger)
+  let current!: RunningNode
+  let starting: Promise<RunningNode>
+  let restarting: Promise<void> | undefined
+  const rebootstrap = (reason: string): void => {
+    restarting ??= (async () => {
+      logger.warn('replica re-bootstrapping from a new snapshot: its next block is no longer in the block stream', { reason })
+      // the follower can find the gap while the node is still starting
+      const node = await starting
+      await node.close()
+      await bootstrapReplica(input, logger, { replace: true })
+      starting = startChain({ ...input, port: node.port }, logger, rebootstrap)
+      current = await starting
+    })().then(
+      () => {
+        restarting = undefined
+      },
+      (err: unknown) => {
+        logger.error('replica could not re-bootstrap', { err })
+        process.exit(1)
+      },
+    )
+  }
+  starting = startChain(input, logger, rebootstrap)
+  current = await starting
+  return {
+    get url() {
+      return current.url
+    },
+    get port() {
+      return current.port
+    },
+    get chainId() {
+      return current.chainId
+    },
+    wsStats: () => current.wsStats(),
+    close: async () => {
+      await restarting
+      await current.close()
+    },
+  }
+}
+
+async function startChain(input: KeelConfig, logger: Logger, rebootstrap?: (reason: string) => void): Promise<RunningNode> {
   const headSource: { view?: ChainView } = {}
   // Validated before any thread starts, so a bad access option fails the start cleanly.
   const access = accessSetup(input, { head: () => headSource.view?.head })
-  const logger = createLogger(input.logLevel)
   let fatal: ((message: string) => void) | undefined
   // The producer keeps the code its bursts compiled through idle periods: its heap is set up without V8's
   // memory reducer; the threads started after it (the call workers) get the process's own setting back.
@@ -39,7 +96,8 @@ export async function startNode(input: KeelConfig): Promise<RunningNode> {
   if (!input.idleHeapShrink) setMemoryReducer(false)
   // a replica's chain thread follows the block stream in place of producing blocks
   const thread = input.replica ? new URL('./replication/replica-thread.js', import.meta.url) : undefined
-  const producer = new ProducerClient((message) => {
+  const producer = new ProducerClient((message, needsSnapshot) => {
+    if (needsSnapshot && rebootstrap !== undefined) return rebootstrap(message)
     logger.error(input.replica ? 'replica failed' : 'producer failed', { message })
     fatal?.(message)
   }, thread)

@@ -34,10 +34,6 @@ export async function chainGenesis(config: KeelConfig): Promise<ChainGenesis> {
   } finally {
     await level.close()
   }
-  if (config.replica && config.genesis === undefined && !config.dev) {
-    // a default genesis would credit a new operator key: another chain than the producer's
-    throw new Error(`a replica with an empty data folder (${config.dataDir}) needs the producer's genesis: --genesis FILE (the producer's <data-dir>/genesis.json)`)
-  }
   const resolved = resolveGenesis({ dataDir: config.dataDir, genesisFile: config.genesis, dev: config.dev, chainId: config.chainId })
   return { genesis: resolved.genesis, operatorAddress: resolved.operatorAddress, created: resolved.createdOperatorKey }
 }

@@ -108,4 +108,5 @@ export type FromProducer =
   | NewBlockEvent
   | { kind: 'pendingTx'; hashes: string[] }
   | { kind: 'stream'; status: StreamStatus }
-  | { kind: 'fatal'; message: string }
+  /** `needsSnapshot`: a replica whose next block the stream no longer holds; it restarts on a new snapshot */
+  | { kind: 'fatal'; message: string; needsSnapshot?: boolean }

@@ -45,7 +45,7 @@ export class ProducerClient {
    * `thread`: another entry speaking the same messages (a replica's, replication/replica-thread.ts), whose
    * pool is the producer's elsewhere: every pending nonce is asked there.
    */
-  constructor(onFatal: (message: string) => void, thread?: URL) {
+  constructor(onFatal: (message: string, needsSnapshot: boolean) => void, thread?: URL) {
     this.remotePool = thread !== undefined
     this.worker = new Worker(thread ?? new URL('./producer-thread.js', import.meta.url), { resourceLimits: PRODUCER_HEAP_LIMITS })
     this.online = new Promise((resolve) => {
@@ -88,13 +88,13 @@ export class ProducerClient {
           break
         case 'fatal':
           failReady(new Error(msg.message))
-          onFatal(msg.message)
+          onFatal(msg.message, msg.needsSnapshot === true)
           break
       }
     })
     this.worker.on('error', (err) => {
       failReady(err)
-      onFatal(`producer thread crashed: ${err.stack ?? err.message}`)
+      onFatal(`producer thread crashed: ${err.stack ?? err.message}`, false)
     })
     this.worker.on('exit', (code) => {
       this.exited = true

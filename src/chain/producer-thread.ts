@@ -57,6 +57,16 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
           maxAgeSeconds: config.streamMaxAgeSeconds,
           onStatus: (status) => post({ kind: 'stream', status }),
         })
+  // replicas that need a copy of the chain ask for a snapshot next to the stream
+  const snapshots =
+    config.streamUrl === undefined
+      ? undefined
+      : new (await import('../replication/snapshot-service.js')).SnapshotService({
+          url: config.streamUrl,
+          chainId: config.chainId,
+          level,
+          logger: createLogger(config.logLevel).child({ component: 'stream' }),
+        })
   const producer = await Producer.open(
     config,
     genesis,
@@ -92,7 +102,7 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
         shuttingDown = true
         warmUp?.stop()
         Promise.all([producer.close(), warmUp?.done])
-          .then(() => publisher?.close())
+          .then(() => Promise.all([publisher?.close(), snapshots?.close()]))
           .then(() => level.close())
           .then(
             () => post({ kind: 'reply', id: msg.id, ok: true, result: null }),

@@ -69,6 +69,8 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
   // unknown (no 'stream' message, so not ready) until the stream or the producer has said where the chain is
   let chainHead = -1n
   const report = (s: FollowerStatus): void => {
+    // behind the stream's retention: the node restarts on a new snapshot
+    if (s.stopped?.code === 'gap') return post({ kind: 'fatal', message: s.stopped.reason, needsSnapshot: true })
     if (s.streamHead > chainHead) chainHead = s.streamHead
     if (chainHead < 0n && s.stopped === undefined) return
     const status: StreamStatus = { role: 'replica', connected: s.connected, block: s.head, backlog: Math.max(0, Number(chainHead - s.head)), stopped: s.stopped }

@@ -22,21 +22,30 @@ export function startProducer(nats, genesis, { blockTime = 0, args = [], dataDir
   return startNode({ dev: false, blockTime, dataDir, args: ['--genesis', genesis, '--stream-url', nats.url, '--rate-limit', '0', ...args] })
 }
 
-export function startReplica(nats, producer, genesis, { args = [], dataDir } = {}) {
+/** A replica that starts from the producer's snapshot, or from `genesis` when given. */
+export function startReplica(nats, producer, { genesis, args = [], dataDir } = {}) {
   return startNode({
     dev: false,
     blockTime: 1,
     dataDir,
-    args: ['--replica', '--genesis', genesis, '--stream-url', nats.url, '--producer-url', producer.url, '--rate-limit', '0', ...args],
+    args: [
+      '--replica', '--stream-url', nats.url, '--producer-url', producer.url, '--rate-limit', '0',
+      ...(genesis === undefined ? [] : ['--genesis', genesis]),
+      ...args,
+    ],
   })
 }
 
-/** Waits until `node` has block `number` (replication is asynchronous). */
+/** Waits until `node` has block `number` (replication is asynchronous; a replica restarting on a snapshot refuses connections a while). */
 export async function waitForHead(url, number, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs
   let head = -1n
   while (Date.now() < deadline) {
-    head = BigInt(await rpcResult(url, 'eth_blockNumber', []))
+    const answer = await rpcResult(url, 'eth_blockNumber', []).catch((err) => {
+      if (err.cause?.code === 'ECONNREFUSED') return undefined
+      throw err
+    })
+    if (answer !== undefined) head = BigInt(answer)
     if (head >= BigInt(number)) return head
     await sleep(50)
   }

@@ -24,7 +24,7 @@ function withCluster({ nats: natsOptions = {}, replica: replicaOptions = {} } = 
       nats = await startNats(natsOptions)
       const genesis = writeGenesis()
       const producer = await startProducer(nats, genesis)
-      const replica = await startReplica(nats, producer, genesis, replicaOptions)
+      const replica = await startReplica(nats, producer, replicaOptions)
       return { nats, producer, replica }
     },
     async stop({ replica, producer }) {
@@ -167,6 +167,33 @@ describe('kill -9', () => {
   })
 })
 
+describe("behind the stream's retention", () => {
+  let nats, producer, replica
+  const cluster = withCluster()
+  before(async () => ({ nats, producer, replica } = await cluster.start()))
+  after(() => cluster.stop({ replica, producer }))
+
+  test('a replica whose next block left the stream re-bootstraps from a new snapshot, in place, and says so', async () => {
+    let load = trafficTo(producer, 6)
+    await waitForHead(replica.url, 3)
+    await load.stop()
+    await replica.kill9()
+    load = trafficTo(producer, 6)
+    const head = BigInt(await rpcResult(producer.url, 'eth_blockNumber', []))
+    await waitForHead(producer.url, head + 5n)
+    await load.stop()
+    // retention: the stream keeps only its last two blocks
+    await withStream(nats, (jsm) => jsm.streams.purge(STREAM, { keep: 2 }))
+    replica = await replica.restart()
+    const deadline = Date.now() + 30_000
+    while (!/replica restored the producer's snapshot/.test(replica.stderr()) && Date.now() < deadline) await sleep(100)
+    assert.match(replica.stderr(), /"code":"gap".*the block stream starts at block \d+, past this replica's next block/)
+    assert.match(replica.stderr(), /replica re-bootstrapping from a new snapshot/)
+    assert.match(replica.stderr(), /replica restored the producer's snapshot/)
+    await assertSameChain(producer, replica, { addresses: [DEV_ADDRESSES[6], DEV_ADDRESSES[9]] })
+  })
+})
+
 describe('blocks larger than a NATS message', () => {
   let nats, producer, replica
   const cluster = withCluster({ nats: { maxPayload: 16 * 1024 } })
@@ -237,7 +264,8 @@ describe('a tampered stream', () => {
   }
 
   async function followForged() {
-    const replica = await startReplica(forged, producer, genesis)
+    // from the genesis block: the forged stream has no producer to ask for a snapshot
+    const replica = await startReplica(forged, producer, { genesis })
     replicas.push(replica)
     try {
       await waitForHead(replica.url, 2)

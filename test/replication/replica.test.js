@@ -26,7 +26,8 @@ before(async () => {
   nats = await startNats()
   genesis = writeGenesis()
   producer = await startProducer(nats, genesis)
-  ;[replicaA, replicaB] = await Promise.all([startReplica(nats, producer, genesis), startReplica(nats, producer, genesis)])
+  // both start from the producer's snapshot (no --genesis): the command line a fresh replica needs
+  ;[replicaA, replicaB] = await Promise.all([startReplica(nats, producer), startReplica(nats, producer)])
 })
 
 after(async () => {
@@ -134,6 +135,19 @@ test("a write through a replica gets the producer's exact answer; pending nonces
   const stale = await rpc(replicaA.url, 'eth_sendRawTransaction', [await sign(nonce)])
   assert.equal(stale.error?.code, -32000)
   assert.match(stale.error.message, /^nonce too low: next nonce \d+, tx nonce \d+$/)
+})
+
+test("a replica that joins late starts from the producer's snapshot and answers as the producer", async () => {
+  const head = BigInt(await rpcResult(producer.url, 'eth_blockNumber', []))
+  const late = await startReplica(nats, producer)
+  try {
+    const restored = /"msg":"replica restored the producer's snapshot","head":"(\d+)"/.exec(late.stderr())
+    assert.ok(restored !== null, `the replica says it restored a snapshot:\n${late.stderr()}`)
+    assert.ok(BigInt(restored[1]) >= head, `the snapshot is at the head (${restored[1]} vs ${head})`)
+    await assertSameChain(producer, late, { addresses: DEV_ADDRESSES.slice(0, 6), contracts: [token] })
+  } finally {
+    await late.stop()
+  }
 })
 
 test('a replica is ready while it keeps up, and says how far behind it is', async () => {

@@ -1,0 +1,127 @@
+// A replica's first copy of the chain: with no chain in its data folder (or when its next block has
+// fallen out of the stream's retention), it asks the producer for a snapshot over NATS, waits for the
+// object the producer writes, and restores it beside the data folder's chain, which it replaces only once
+// the copy is whole. Then the replica follows the stream from the snapshot's head. Runs on the main
+// thread before the chain thread opens the database.
+
+import { existsSync, renameSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { connect } from '@nats-io/transport-node'
+import type { NatsConnection } from '@nats-io/transport-node'
+import { Objm } from '@nats-io/obj'
+import { openChainLevel } from '../chain/store/level.js'
+import { decodeHead, Keys } from '../chain/store/schema.js'
+import type { KeelConfig } from '../config/types.js'
+import type { Logger } from '../logging/logger.js'
+import { restoreSnapshot, snapshotBucket, snapshotSubject } from './snapshot.js'
+import type { SnapshotAnswer } from './snapshot-service.js'
+
+const REQUEST_TIMEOUT_MS = 10_000
+const RETRY_MS = 1_000
+/** How long a replica waits for the producer to finish writing a snapshot before asking again. */
+const OBJECT_WAIT_MS = 10 * 60_000
+
+/** Whether the data folder holds a chain with a head. */
+export async function hasChain(dataDir: string): Promise<boolean> {
+  const dir = join(dataDir, 'chain')
+  if (!existsSync(dir)) return false
+  const level = await openChainLevel(dir, { createIfMissing: false }).catch(() => undefined)
+  if (level === undefined) return false
+  try {
+    return (await level.get(Keys.meta('head'))) !== undefined
+  } finally {
+    await level.close()
+  }
+}
+
+/**
+ * Restores the producer's snapshot into the data folder; `replace` swaps out a chain already there (a
+ * replica behind the stream's retention). Resolves to the snapshot's head number.
+ */
+export async function bootstrapReplica(config: KeelConfig, logger: Logger, { replace = false } = {}): Promise<bigint> {
+  const started = performance.now()
+  const nc = await connectWithRetry(config.streamUrl!, logger)
+  try {
+    for (;;) {
+      const answer = await requestSnapshot(nc, config.chainId, logger)
+      const target = join(config.dataDir, 'chain.bootstrap')
+      rmSync(target, { recursive: true, force: true })
+      const keys = await download(nc, config.chainId, answer, target, logger)
+      if (keys === undefined) continue
+      const head = await headOf(target)
+      if (head !== BigInt(answer.head)) throw new Error(`the snapshot restored to block ${head}, not the announced ${answer.head}`)
+      const chainDir = join(config.dataDir, 'chain')
+      if (replace) rmSync(chainDir, { recursive: true, force: true })
+      renameSync(target, chainDir)
+      logger.info('replica restored the producer\'s snapshot', { head: answer.head, hash: answer.hash, keys, ms: Math.round(performance.now() - started) })
+      return head
+    }
+  } finally {
+    await nc.close().catch(() => {})
+  }
+}
+
+async function connectWithRetry(url: string, logger: Logger): Promise<NatsConnection> {
+  let told = false
+  for (;;) {
+    try {
+      return await connect({ servers: url, name: 'keel-replica-bootstrap' })
+    } catch (err) {
+      if (!told) logger.warn('waiting for the block stream to take a snapshot from the producer', { url, err: (err as Error).message })
+      told = true
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS))
+    }
+  }
+}
+
+async function requestSnapshot(nc: NatsConnection, chainId: number, logger: Logger): Promise<SnapshotAnswer> {
+  let told = false
+  for (;;) {
+    try {
+      const reply = await nc.request(snapshotSubject(chainId), '', { timeout: REQUEST_TIMEOUT_MS })
+      const answer = reply.json<SnapshotAnswer & { error?: string }>()
+      if (answer.error !== undefined) throw new Error(answer.error)
+      logger.info('the producer is writing a snapshot for this replica', { name: answer.name, head: answer.head })
+      return answer
+    } catch (err) {
+      if (!told) logger.warn('no producer answers snapshot requests yet; asking again', { err: (err as Error).message })
+      told = true
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS))
+    }
+  }
+}
+
+/** The snapshot restored into `target`: its key count, or undefined when it did not appear in time. */
+async function download(nc: NatsConnection, chainId: number, answer: SnapshotAnswer, target: string, logger: Logger): Promise<number | undefined> {
+  const os = await new Objm(nc).create(snapshotBucket(chainId))
+  const deadline = Date.now() + OBJECT_WAIT_MS
+  while ((await os.info(answer.name)) === null) {
+    if (Date.now() > deadline) {
+      logger.warn('the producer\'s snapshot did not appear; asking again', { name: answer.name })
+      return undefined
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  const result = await os.get(answer.name)
+  if (result === null) return undefined
+  const level = await openChainLevel(target)
+  try {
+    const keys = await restoreSnapshot(result.data, level)
+    const failed = await result.error
+    if (failed) throw failed
+    return keys
+  } finally {
+    await level.close()
+  }
+}
+
+async function headOf(dir: string): Promise<bigint> {
+  const level = await openChainLevel(dir, { createIfMissing: false })
+  try {
+    const head = await level.get(Keys.meta('head'))
+    if (head === undefined) throw new Error('the restored snapshot has no head')
+    return decodeHead(head).number
+  } finally {
+    await level.close()
+  }
+}
