@@ -10,7 +10,6 @@ import type { ChainLevel } from './store/level.js'
 import { Keys } from './store/schema.js'
 import { startProducerWarmUp } from './producer-warm-up.js'
 import type { ProducerWarmUp } from './producer-warm-up.js'
-import { createLogger } from '../logging/logger.js'
 
 if (parentPort === null) throw new Error('producer-thread must run as a worker thread')
 const port = parentPort
@@ -46,27 +45,11 @@ const pendingTx = {
 async function run({ config, genesis }: ProducerInit): Promise<void> {
   const level = await openChainLevel(join(config.dataDir, 'chain'), { cacheSize: 32 << 20, writeBufferSize: 16 << 20 })
   // --stream-url: every block also goes to the replicas' block stream (loaded only then)
-  const publisher =
+  const stream =
     config.streamUrl === undefined
       ? undefined
-      : new (await import('../replication/publisher.js')).BlockPublisher({
-          url: config.streamUrl,
-          chainId: config.chainId,
-          level,
-          logger: createLogger(config.logLevel).child({ component: 'stream' }),
-          maxAgeSeconds: config.streamMaxAgeSeconds,
-          onStatus: (status) => post({ kind: 'stream', status }),
-        })
-  // replicas that need a copy of the chain ask for a snapshot next to the stream
-  const snapshots =
-    config.streamUrl === undefined
-      ? undefined
-      : new (await import('../replication/snapshot-service.js')).SnapshotService({
-          url: config.streamUrl,
-          chainId: config.chainId,
-          level,
-          logger: createLogger(config.logLevel).child({ component: 'stream' }),
-        })
+      : (await import('../replication/producer-side.js')).openProducerStream(config, level, (status) => post({ kind: 'stream', status }))
+  const publisher = stream?.publisher
   const producer = await Producer.open(
     config,
     genesis,
@@ -102,7 +85,7 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
         shuttingDown = true
         warmUp?.stop()
         Promise.all([producer.close(), warmUp?.done])
-          .then(() => Promise.all([publisher?.close(), snapshots?.close()]))
+          .then(() => stream?.close())
           .then(() => level.close())
           .then(
             () => post({ kind: 'reply', id: msg.id, ok: true, result: null }),
