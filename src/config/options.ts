@@ -299,6 +299,11 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
     flag: 'producer-url', env: 'KEEL_PRODUCER_URL', group: 'Replication', type: 'string', metavar: 'URL', optional: true,
     default: undefined, defaultText: 'none', help: 'JSON-RPC address (http:// or https://) of the producer a replica forwards transactions and pending-state questions to',
   },
+  replicaVerify: {
+    flag: 'replica-verify', env: 'KEEL_REPLICA_VERIFY', group: 'Replication', type: 'enum', metavar: 'MODE',
+    values: ['checks', 'execute'], default: 'checks',
+    help: 'what a replica checks before a block is visible: checks (hashes, roots, trie nodes) or execute (also runs the block and compares the state root and receipts)',
+  },
   readyMaxBlocksBehind: {
     flag: 'ready-max-blocks-behind', env: 'KEEL_READY_MAX_BLOCKS_BEHIND', group: 'Replication', type: 'int', metavar: 'BLOCKS',
     min: 0, max: 1_000_000, default: 8, help: 'a replica\'s GET /ready fails when it is more than this many blocks behind the stream (or the producer, while the stream is unreachable)',

@@ -89,6 +89,8 @@ export interface KeelConfig {
   replica: boolean
   /** The producer a replica forwards writes and pending-state questions to. */
   producerUrl: string | undefined
+  /** What a replica checks before a block is visible. */
+  replicaVerify: 'checks' | 'execute'
   readyMaxBlocksBehind: number
 
   // Metrics

@@ -17,6 +17,9 @@ import { openChainLevel } from '../chain/store/level.js'
 import { decodeHead, Keys } from '../chain/store/schema.js'
 import { trieKey } from '../chain/store/state-db.js'
 import { createChainCommon } from '../evm/common.js'
+import { importEthereumjsModule } from '../evm/evm-internals.js'
+import type { CommonParams } from '../evm/params-memo.js'
+import { blockAuditor } from './audit.js'
 import { loadFastCrypto } from '../evm/crypto.js'
 import { createLogger } from '../logging/logger.js'
 import { BlockFollower } from './follower.js'
@@ -59,7 +62,9 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
     const writer = await Producer.open(config, genesis, level, { onBlock: () => {}, onPendingTx: () => {}, onFatal: () => {} })
     await writer.close()
   }
-  const common = createChainCommon(genesis, crypto.customCrypto)
+  // with the VM's parameters: --replica-verify execute runs blocks (the thread loads the VM for receipts anyway)
+  const { paramsVM } = await importEthereumjsModule<{ paramsVM: CommonParams }>('@ethereumjs/vm', 'params.js')
+  const common = createChainCommon(genesis, crypto.customCrypto, paramsVM)
   const head = decodeHead((await level.get(Keys.meta('head')))!)
   const header = createBlockHeaderFromRLP((await level.get(Keys.header(head.number)))!, { common, setHardfork: true })
   common.setHardforkBy({ blockNumber: header.number, timestamp: header.timestamp })
@@ -83,6 +88,7 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
       level,
       logger,
       verify: { common, keccak: crypto.keccak256, hasTrieNode: async (key) => (await level.get(trieKey(bytesToHex(key).slice(2)))) !== undefined },
+      audit: config.replicaVerify === 'execute' ? blockAuditor(level, common) : undefined,
       onApplied: (applied: AppliedBlock) => {
         const { block } = applied
         post({

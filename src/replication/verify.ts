@@ -15,6 +15,7 @@ import { encodeReceipt } from '@ethereumjs/vm'
 import { bytesToHex, equalsBytes, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from '@ethereumjs/util'
 import { pushBlockRecord } from '../chain/block-record.js'
 import { decodeBody } from '../chain/body.js'
+import type { StoredBody } from '../chain/body.js'
 import { logsBloomOf } from '../chain/builder.js'
 import { orderedTrieRoot } from '../chain/ordered-trie.js'
 import { decodeReceipts } from '../chain/receipts.js'
@@ -43,6 +44,8 @@ export interface VerifiedBlock {
   /** the batch that applies the block */
   ops: LevelOp[]
   txHashes: string[]
+  body: StoredBody
+  receipts: ReceiptRecord[]
   stateDiff: StateDiff | undefined
   /** bytes the batch writes (keys and values), for the replica's metrics */
   bytes: number
@@ -128,7 +131,7 @@ export async function verifyBlock(m: BlockMessage, head: ReplicaHead, ctx: Verif
     const op = ops[i]
     bytes += op.key.length + (op.type === 'put' ? op.value.length : 0)
   }
-  return { header, hash, ops, txHashes: txHashes.map((h) => bytesToHex(h)), stateDiff: m.stateDiff, bytes }
+  return { header, hash, ops, txHashes: txHashes.map((h) => bytesToHex(h)), body, receipts, stateDiff: m.stateDiff, bytes }
 }
 
 function mismatch(at: string, field: string, expected: Uint8Array, got: Uint8Array): never {

@@ -81,6 +81,7 @@ test('defaults', () => {
     streamMaxAgeSeconds: 604800,
     replica: false,
     producerUrl: undefined,
+    replicaVerify: 'checks',
     readyMaxBlocksBehind: 8,
     metrics: true,
     metricsHost: '127.0.0.1',

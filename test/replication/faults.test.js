@@ -5,7 +5,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { connect, headers } from '@nats-io/transport-node'
 import { jetstream, jetstreamManager } from '@nats-io/jetstream'
-import { Wallet } from 'ethers'
+import { getBytes, keccak256, Wallet } from 'ethers'
+import { RLP } from '@ethereumjs/rlp'
 import { decodeBlockMessage, encodeBlockMessage } from '../../dist/replication/block-message.js'
 import { startNats } from '../helpers/nats.js'
 import { CHAIN_ID, DEV_ADDRESSES, DEV_KEYS } from '../helpers/node.js'
@@ -255,6 +256,8 @@ describe('a tampered stream', () => {
           const v = msg.header.get(name)
           if (v !== '') h.set(name, v)
         }
+        // a forged header is published under its own hash
+        if (number === 3 && data !== msg.data) h.set('Keel-Hash', keccak256(decodeBlockMessage(data).headerRlp))
         await js.publish(SUBJECT, data, { headers: h })
       }
     } finally {
@@ -263,9 +266,9 @@ describe('a tampered stream', () => {
     }
   }
 
-  async function followForged() {
+  async function followForged(args = []) {
     // from the genesis block: the forged stream has no producer to ask for a snapshot
-    const replica = await startReplica(forged, producer, { genesis })
+    const replica = await startReplica(forged, producer, { genesis, args })
     replicas.push(replica)
     try {
       await waitForHead(replica.url, 2)
@@ -305,6 +308,23 @@ describe('a tampered stream', () => {
     const replica = await followForged()
     assert.match(replica.stderr(), /"code":"not-next".*block 4 .*does not follow the head, block 2/)
     assert.equal(await rpcResult(replica.url, 'eth_blockNumber', []), '0x2')
+  })
+
+  test('a header naming a state root the block does not produce passes the checks, and --replica-verify execute refuses it', async () => {
+    // block 3 with block 2's state root: a node the replica has, so only running the block tells
+    const stateRoot2 = (await rpcResult(producer.url, 'eth_getBlockByNumber', ['0x2', false])).stateRoot
+    await forgeStream((data) => {
+      const m = decodeBlockMessage(data)
+      const fields = RLP.decode(m.headerRlp)
+      fields[3] = getBytes(stateRoot2)
+      m.headerRlp = RLP.encode(fields)
+      return encodeBlockMessage(m)
+    })
+    const replica = await followForged(['--replica-verify', 'execute'])
+    assert.match(replica.stderr(), /"code":"state-root-mismatch".*block 3 .*executed, its state root is 0x[0-9a-f]{64}, the header's 0x/)
+    assert.equal(await rpcResult(replica.url, 'eth_blockNumber', []), '0x2')
+    const m = await scrape(replica.metricsUrl)
+    assert.equal(value(m, 'keel_replica_verify_failures_total', { code: 'state-root-mismatch' }), 1)
   })
 })
 

@@ -27,7 +27,8 @@ before(async () => {
   genesis = writeGenesis()
   producer = await startProducer(nats, genesis)
   // both start from the producer's snapshot (no --genesis): the command line a fresh replica needs
-  ;[replicaA, replicaB] = await Promise.all([startReplica(nats, producer), startReplica(nats, producer)])
+  // B also runs every block itself (--replica-verify execute)
+  ;[replicaA, replicaB] = await Promise.all([startReplica(nats, producer), startReplica(nats, producer, { args: ['--replica-verify', 'execute'] })])
 })
 
 after(async () => {
