@@ -40,6 +40,7 @@ import type { AccessSetup } from './rpc/access.js'
 import type { WsTransportStats } from './rpc/server.js'
 import { subscribeMethods } from './rpc/methods/eth-subscribe.js'
 import { pendingTransactionJson } from './rpc/pending-tx-json.js'
+import { PENDING_AWARE, pendingForwarder } from './rpc/pending-forward.js'
 import { SubscriptionManager } from './rpc/subscriptions.js'
 import { createMetrics } from './metrics/metrics.js'
 import { observedEnvelope } from './metrics/metered-envelope.js'
@@ -161,6 +162,10 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
   })
   dispatcher.registerAll(subscribeMethods(subscriptions))
   dispatcher.registerAll(rpcModulesMethod(dispatcher))
+  if (config.replica) {
+    const forward = pendingForwarder(config.producerUrl!)
+    for (const name of Object.keys(PENDING_AWARE)) dispatcher.wrap(name, (inner) => forward(name, inner))
+  }
   view.onHead((block) => subscriptions.publishBlock(block))
   producer.onPendingTx((hashes) => subscriptions.publishPendingTransactions(hashes))
 

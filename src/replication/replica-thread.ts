@@ -16,6 +16,7 @@ import { Producer } from '../chain/producer.js'
 import { openChainLevel } from '../chain/store/level.js'
 import { decodeHead, Keys } from '../chain/store/schema.js'
 import { trieKey } from '../chain/store/state-db.js'
+import { ErrorCode } from '../errors.js'
 import { createChainCommon } from '../evm/common.js'
 import { importEthereumjsModule } from '../evm/evm-internals.js'
 import type { CommonParams } from '../evm/params-memo.js'
@@ -35,8 +36,6 @@ const post = (msg: FromProducer): void => port.postMessage(msg)
 const FORWARD_TIMEOUT_MS = 10_000
 /** How often a replica cut off from the stream asks the producer for its head (readiness). */
 const PRODUCER_HEAD_POLL_MS = 2_000
-/** geth's code for a plain server error: what a client sees when the producer cannot be reached. */
-const SERVER_ERROR = -32000
 
 function headInfo(header: BlockHeader, hash: Uint8Array): HeadInfo {
   return {
@@ -50,7 +49,8 @@ function headInfo(header: BlockHeader, hash: Uint8Array): HeadInfo {
   }
 }
 
-const unreachable = (err: unknown) => ({ code: SERVER_ERROR, message: (err as Error).message })
+// geth's code for a plain server error: what a client sees when the producer cannot be reached
+const unreachable = (err: unknown) => ({ code: ErrorCode.Server, message: (err as Error).message })
 
 async function run({ config, genesis }: ProducerInit): Promise<void> {
   if (config.streamUrl === undefined || config.producerUrl === undefined) throw new Error('a replica needs --stream-url and --producer-url')
@@ -177,7 +177,18 @@ async function forwardSubmit(forwarder: ProducerForwarder, txs: TxWire[]): Promi
   } catch (err) {
     return txs.map(() => ({ ok: false, error: unreachable(err) }))
   }
-  return outcomes.map((o, i) => (o.ok ? { ok: true, hash: txs[i].hash, nextBlock: false } : { ok: false, error: o.error }))
+  // An automining producer answers once the block is sealed: the replica then answers once that block has
+  // reached it too (nextBlock), so that a receipt asked next is found (ethers' wait() takes the block
+  // number at its first empty answer as its starting point). With a block time, the receipt is not there yet.
+  const accepted = txs.filter((_, i) => outcomes[i].ok)
+  const mined = new Set<string>()
+  if (accepted.length > 0) {
+    const receipts = await forwarder.batch(accepted.map((tx) => ({ method: 'eth_getTransactionReceipt', params: [tx.hash] }))).catch(() => [])
+    receipts.forEach((r, i) => {
+      if (r.ok && r.result !== null) mined.add(accepted[i].hash)
+    })
+  }
+  return outcomes.map((o, i) => (o.ok ? { ok: true, hash: txs[i].hash, nextBlock: mined.has(txs[i].hash) } : { ok: false, error: o.error }))
 }
 
 async function forwardQuery(forwarder: ProducerForwarder, query: PoolQuery, common: ReturnType<typeof createChainCommon>): Promise<unknown> {

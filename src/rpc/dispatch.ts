@@ -15,6 +15,13 @@ export class Dispatcher {
     for (const [name, handler] of Object.entries(group)) this.register(name, handler)
   }
 
+  /** Puts `wrap`'s handler in place of a registered method's. */
+  wrap(name: string, wrap: (inner: MethodHandler) => MethodHandler): void {
+    const inner = this.handlers.get(name)
+    if (inner === undefined) throw new Error(`method ${name} is not registered`)
+    this.handlers.set(name, wrap(inner))
+  }
+
   has(name: string): boolean {
     return this.handlers.has(name)
   }

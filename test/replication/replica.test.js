@@ -169,3 +169,50 @@ async function waitForReceiptOn(url, hash, timeoutMs = 30_000) {
   throw new Error(`no receipt for ${hash} on ${url}`)
 }
 
+
+test("newPendingTransactions on a replica's WebSocket announce what the producer pooled", async () => {
+  const ws = new WebSocketProvider(replicaA.wsUrl, CHAIN_ID)
+  try {
+    const seen = []
+    await ws.on('pending', (hash) => seen.push(hash))
+    await sleep(300)
+    // a nonce gap keeps it pooled on the producer: only the producer's pool knows it
+    const wallet = new Wallet(DEV_KEYS[8])
+    const nonce = Number(await rpcResult(producer.url, 'eth_getTransactionCount', [wallet.address, 'pending']))
+    const raw = await wallet.signTransaction({ type: 2, chainId: CHAIN_ID, nonce: nonce + 5, to: DEV_ADDRESSES[1], value: 1n, gasLimit: 21_000, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n })
+    const hash = await rpcResult(producer.url, 'eth_sendRawTransaction', [raw])
+    const deadline = Date.now() + 10_000
+    while (!seen.includes(hash) && Date.now() < deadline) await sleep(50)
+    assert.ok(seen.includes(hash), 'the replica announced the hash the producer pooled')
+  } finally {
+    await ws.destroy()
+  }
+})
+
+test("'pending' reads on a replica are the producer's; with the producer down, reads go on and writes get a clear error", async () => {
+  const who = DEV_ADDRESSES[4]
+  for (const [method, params] of [
+    ['eth_getBlockByNumber', ['pending', false]],
+    ['eth_getBalance', [who, 'pending']],
+    ['eth_getTransactionCount', [who, 'pending']],
+    ['eth_call', [{ to: token, data: '0x18160ddd' }, 'pending']],
+  ]) {
+    const [direct, through] = await Promise.all([rpcResult(producer.url, method, params), rpcResult(replicaA.url, method, params)])
+    assert.deepEqual(through, direct, `${method} at 'pending'`)
+  }
+
+  await producer.stop()
+  const head = await rpcResult(replicaA.url, 'eth_blockNumber', [])
+  assert.equal(typeof (await rpcResult(replicaA.url, 'eth_getBalance', [who, 'latest'])), 'string')
+  assert.ok((await rpcResult(replicaA.url, 'eth_getBlockByNumber', [head, true])) !== null)
+  const raw = await new Wallet(DEV_KEYS[4]).signTransaction({ type: 2, chainId: CHAIN_ID, nonce: 1000, to: DEV_ADDRESSES[1], value: 1n, gasLimit: 21_000, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n })
+  for (const [method, params] of [
+    ['eth_sendRawTransaction', [raw]],
+    ['eth_getBalance', [who, 'pending']],
+    ['eth_getTransactionCount', [who, 'pending']],
+  ]) {
+    const answer = await rpc(replicaA.url, method, params)
+    assert.equal(answer.error?.code, -32000, `${method}: ${JSON.stringify(answer)}`)
+    assert.match(answer.error.message, /^the block producer at http:\/\/127\.0\.0\.1:\d+ cannot be reached: /)
+  }
+})
