@@ -69,6 +69,8 @@ export interface ChainStart {
   version: string
   /** one human line on stdout */
   log(line: string): void
+  /** a replica: the snapshots it restored since the process started */
+  bootstraps?: number
   logger: Logger
 }
 
@@ -128,6 +130,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
     ? createMetrics({ isKnownMethod: (method) => dispatcher.has(method), version: start.version, chainId: config.chainId })
     : null
   if (metrics !== null) {
+    if (start.bootstraps !== undefined) metrics.stream.bootstraps.inc(start.bootstraps)
     producer.onStreamStatus((status) => metrics.stream.status(status))
     if (producer.streamStatus !== undefined) metrics.stream.status(producer.streamStatus)
   }

@@ -42,7 +42,12 @@ async function startReplica(input: KeelConfig, logger: Logger): Promise<RunningN
   // validated before the wait for a snapshot, so a bad access option fails the start at once
   accessSetup(input, { head: () => undefined })
   // with --genesis, a new replica starts from the genesis block instead (a stream that holds the whole chain)
-  if (input.genesis === undefined && !(await hasChain(input.dataDir))) await bootstrapReplica(input, logger)
+  // snapshots restored since the process started (keel_replica_bootstraps_total)
+  let bootstraps = 0
+  if (input.genesis === undefined && !(await hasChain(input.dataDir))) {
+    await bootstrapReplica(input, logger)
+    bootstraps++
+  }
   let current!: RunningNode
   let starting: Promise<RunningNode>
   let restarting: Promise<void> | undefined
@@ -53,7 +58,8 @@ async function startReplica(input: KeelConfig, logger: Logger): Promise<RunningN
       const node = await starting
       await node.close()
       await bootstrapReplica(input, logger, { replace: true })
-      starting = startChain({ ...input, port: node.port }, logger, rebootstrap)
+      bootstraps++
+      starting = startChain({ ...input, port: node.port }, logger, { rebootstrap, bootstraps })
       current = await starting
     })().then(
       () => {
@@ -65,7 +71,7 @@ async function startReplica(input: KeelConfig, logger: Logger): Promise<RunningN
       },
     )
   }
-  starting = startChain(input, logger, rebootstrap)
+  starting = startChain(input, logger, { rebootstrap, bootstraps })
   current = await starting
   return {
     get url() {
@@ -85,7 +91,13 @@ async function startReplica(input: KeelConfig, logger: Logger): Promise<RunningN
   }
 }
 
-async function startChain(input: KeelConfig, logger: Logger, rebootstrap?: (reason: string) => void): Promise<RunningNode> {
+interface ReplicaStart {
+  /** restarts the node on a new snapshot */
+  rebootstrap(reason: string): void
+  bootstraps: number
+}
+
+async function startChain(input: KeelConfig, logger: Logger, replica?: ReplicaStart): Promise<RunningNode> {
   const headSource: { view?: ChainView } = {}
   // Validated before any thread starts, so a bad access option fails the start cleanly.
   const access = accessSetup(input, { head: () => headSource.view?.head })
@@ -97,7 +109,7 @@ async function startChain(input: KeelConfig, logger: Logger, rebootstrap?: (reas
   // a replica's chain thread follows the block stream in place of producing blocks
   const thread = input.replica ? new URL('./replication/replica-thread.js', import.meta.url) : undefined
   const producer = new ProducerClient((message, needsSnapshot) => {
-    if (needsSnapshot && rebootstrap !== undefined) return rebootstrap(message)
+    if (needsSnapshot && replica !== undefined) return replica.rebootstrap(message)
     logger.error(input.replica ? 'replica failed' : 'producer failed', { message })
     fatal?.(message)
   }, thread)
@@ -121,7 +133,7 @@ async function startChain(input: KeelConfig, logger: Logger, rebootstrap?: (reas
   if (operatorAddress !== undefined) log(`operator address ${operatorAddress}${created ? ` (new key saved in ${join(config.dataDir, 'operator.key')})` : ''}`)
 
   const [{ serveChain }, ready] = await Promise.all([import('./node-services.js'), producer.ready])
-  const node = await serveChain({ config, genesis, producer, ready, access, headSource, version: packageVersion(), log, logger })
+  const node = await serveChain({ config, genesis, producer, ready, access, headSource, version: packageVersion(), log, logger, bootstraps: replica?.bootstraps })
   fatal = () => {
     void node.close().finally(() => process.exit(1))
   }

@@ -21,6 +21,7 @@ export class StreamMetrics {
   readonly replicaApply
   readonly replicaBytes
   readonly verifyFailures
+  readonly bootstraps
   private stoppedCounted = false
 
   constructor(register: MetricsRegistry) {
@@ -59,6 +60,10 @@ export class StreamMetrics {
       name: 'keel_replica_verify_failures_total',
       help: 'Blocks a replica refused, by the check that failed',
       labelNames: ['code'],
+    })
+    this.bootstraps = register.counter({
+      name: 'keel_replica_bootstraps_total',
+      help: "Snapshots of the producer's chain a replica restored since its process started (a new data folder, a retention gap)",
     })
   }
 

@@ -192,6 +192,9 @@ describe("behind the stream's retention", () => {
     assert.match(replica.stderr(), /replica re-bootstrapping from a new snapshot/)
     assert.match(replica.stderr(), /replica restored the producer's snapshot/)
     await assertSameChain(producer, replica, { addresses: [DEV_ADDRESSES[6], DEV_ADDRESSES[9]] })
+    // the process restarted its node in place: the metrics listener is a new one, on the line printed again
+    const metricsUrl = [...replica.stdout().matchAll(/^keel: metrics on (\S+)$/gm)].at(-1)[1]
+    assert.equal(value(await scrape(metricsUrl), 'keel_replica_bootstraps_total'), 1)
   })
 })
 
