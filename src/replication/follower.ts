@@ -52,6 +52,8 @@ export interface FollowerOptions {
 const RETRY_MIN_MS = 200
 const RETRY_MAX_MS = 5_000
 const REQUEST_TIMEOUT_MS = 5_000
+/** Messages the consumer asks for at a time. */
+const CONSUME_WINDOW = 32
 /** No message for this long while the stream has newer ones: the consumer is replaced. */
 const STALL_MS = 3_000
 
@@ -159,8 +161,9 @@ export class BlockFollower {
     const startSeq = await this.startSequence(jsm)
     const js = jetstream(this.nc, { timeout: REQUEST_TIMEOUT_MS })
     const consumer = await js.consumers.get(this.stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startSeq })
-    const maxPayload = this.nc.info?.max_payload ?? 1 << 20
-    const messages = await consumer.consume({ max_bytes: 4 * maxPayload })
+    // a window of messages, not of bytes: a consumer sized in bytes was seen to stop asking for more
+    // under load until the stall check replaced it (seconds of lag); chunks are at most max_payload each
+    const messages = await consumer.consume({ max_messages: CONSUME_WINDOW })
     this.messages = messages
     this.connected = true
     this.report()
