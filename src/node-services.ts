@@ -37,6 +37,7 @@ import { rpcModulesMethod } from './rpc/methods/rpc-modules.js'
 import { web3NetMethods } from './rpc/methods/web3-net.js'
 import { RpcServer } from './rpc/server.js'
 import type { AccessSetup } from './rpc/access.js'
+import { SharedRateLimiter } from './rpc/shared-ratelimit.js'
 import type { WsTransportStats } from './rpc/server.js'
 import { subscribeMethods } from './rpc/methods/eth-subscribe.js'
 import { pendingTransactionJson } from './rpc/pending-tx-json.js'
@@ -180,6 +181,15 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
     wsMessageLimit: config.wsMessageLimit,
     wsSendBufferLimit: config.wsSendBufferLimit,
   }
+  if (access.rateLimiter instanceof SharedRateLimiter) {
+    // once per outage, not per call: a down Redis would otherwise flood the log
+    access.rateLimiter.on({
+      fallback: (active, error) => {
+        if (active) logger.warn('rate limits: Redis unavailable, limiting locally at rate / --rate-limit-nodes until it answers', { error: String((error as Error)?.message ?? error) })
+        else logger.info('rate limits: Redis answers again, limits shared')
+      },
+    })
+  }
   const server = new RpcServer(observedEnvelope(dispatcher, limits, { rateLimiter: access.rateLimiter }, metrics, logger), {
     ...access.serverOptions,
     httpClientIp: access.rateLimiter.active || logger.isEnabled('debug'),
@@ -190,6 +200,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
     wsIdleTimeoutSeconds: config.wsIdleTimeoutSeconds,
     onWsClose: (session) => subscriptions.closeSession(session),
   })
+  await access.rateLimiter.start?.()
   const port = await server.listen()
   const admin = await startAdminSocket(level, config.dataDir, (message) => logger.warn(message))
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
@@ -222,6 +233,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
       await server.drain(config.shutdownGraceSeconds * 1000)
       logger.info('shutting down')
       await server.close()
+      await access.rateLimiter.close?.()
       await metricsServer?.close()
       await admin?.close()
       filters.close()

@@ -188,8 +188,9 @@ function checkStateHistory(config: Record<OptionKey, unknown>, setBy: Map<Option
 
 const NATS_URL = /^(nats|tls):\/\/[^\s,]+$/
 const HTTP_URL = /^https?:\/\/[^\s]+$/
+const REDIS_URL = /^rediss?:\/\/[^\s,]+$/
 
-/** A replica needs the stream and the producer; the URLs are checked here so that a typo stops the start. */
+/** A replica needs the stream and the producer; the URLs (and Redis's) are checked here so that a typo stops the start. */
 function checkReplication(config: Record<OptionKey, unknown>, setBy: Map<OptionKey, Origin>): void {
   const where = (key: OptionKey, flag: string): string => {
     const origin = setBy.get(key)
@@ -198,6 +199,10 @@ function checkReplication(config: Record<OptionKey, unknown>, setBy: Map<OptionK
   const streamUrl = config.streamUrl as string | undefined
   if (streamUrl !== undefined && !streamUrl.split(',').every((u) => NATS_URL.test(u.trim()))) {
     throw new ConfigError(`invalid value ${JSON.stringify(streamUrl)} for ${where('streamUrl', '--stream-url')}: expected nats://HOST:PORT (or tls://), comma-separated for a cluster`)
+  }
+  const redisUrl = config.redisUrl as string | undefined
+  if (redisUrl !== undefined && !REDIS_URL.test(redisUrl)) {
+    throw new ConfigError(`invalid value ${JSON.stringify(redisUrl)} for ${where('redisUrl', '--redis-url')}: expected redis://HOST:PORT (or rediss://)`)
   }
   const producerUrl = config.producerUrl as string | undefined
   if (producerUrl !== undefined && !HTTP_URL.test(producerUrl)) {

@@ -250,6 +250,18 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
     flag: 'rate-limit-costs', env: 'KEEL_RATE_LIMIT_COSTS', group: 'Access', type: 'string', metavar: 'LIST', optional: true,
     default: undefined, defaultText: 'built-in weights', help: 'per-method costs, e.g. "eth_call=8,eth_getLogs=20" (others keep their weight)',
   },
+  redisUrl: {
+    flag: 'redis-url', env: 'KEEL_REDIS_URL', group: 'Access', type: 'string', metavar: 'URL', optional: true,
+    default: undefined, defaultText: 'none (buckets local to this node)', help: 'Redis (redis://HOST:6379) holding the rate limit buckets, one budget per client across the nodes behind one load balancer',
+  },
+  rateLimitNodes: {
+    flag: 'rate-limit-nodes', env: 'KEEL_RATE_LIMIT_NODES', group: 'Access', type: 'int', metavar: 'N', min: 1, max: 10_000,
+    default: 1, help: 'nodes sharing the rate limit through --redis-url: while Redis is unavailable each admits 1/N of it',
+  },
+  redisTimeoutMs: {
+    flag: 'redis-timeout-ms', env: 'KEEL_REDIS_TIMEOUT_MS', group: 'Access', type: 'int', metavar: 'MS', min: 1, max: 10_000,
+    default: 50, help: 'with --redis-url: a Redis answer slower than this puts the node on its local fallback limit until Redis answers in time',
+  },
   trustedProxies: {
     flag: 'trusted-proxies', env: 'KEEL_TRUSTED_PROXIES', group: 'Access', type: 'string', metavar: 'CIDRS', optional: true,
     default: undefined, defaultText: 'none', help: 'load balancers (CIDRs) whose X-Forwarded-For / Forwarded headers are trusted',

@@ -70,6 +70,12 @@ export interface KeelConfig {
   rateLimitAllowList: string | undefined
   /** Comma-separated METHOD=COST overrides of the per-method rate limit costs. */
   rateLimitCosts: string | undefined
+  /** Redis holding the rate limit buckets shared by the nodes behind one load balancer; undefined = local buckets. */
+  redisUrl: string | undefined
+  /** How many nodes share the rate limit: each admits 1/N of it while Redis is unavailable. */
+  rateLimitNodes: number
+  /** A Redis command slower than this counts as Redis unavailable (the local fallback decides). */
+  redisTimeoutMs: number
   /** Comma-separated CIDRs of load balancers whose X-Forwarded-For / Forwarded headers are trusted. */
   trustedProxies: string | undefined
   proxyProtocol: boolean

@@ -8,11 +8,15 @@ import { CidrSet } from './cidr.js'
 import { createClientIpResolver } from './client-ip.js'
 import { Health } from './health.js'
 import type { HeadClock } from './health.js'
+import { RedisBucketStore } from '../shared/redis-buckets.js'
 import { AllowList, parseMethodCosts, RateLimiter, resolveRatePolicy } from './ratelimit.js'
+import type { ClientRateLimiter } from './ratelimit.js'
+import { SharedRateLimiter } from './shared-ratelimit.js'
 import type { RpcServerOptions } from './server.js'
 
 export interface AccessSetup {
-  rateLimiter: RateLimiter
+  /** Local buckets, or with --redis-url the buckets shared by the nodes (close() ends its connection). */
+  rateLimiter: ClientRateLimiter
   health: Health
   /** Spread into RpcServerOptions. */
   serverOptions: Pick<
@@ -30,6 +34,9 @@ type AccessConfig = Pick<
   | 'rateBurst'
   | 'rateLimitAllowList'
   | 'rateLimitCosts'
+  | 'redisUrl'
+  | 'rateLimitNodes'
+  | 'redisTimeoutMs'
   | 'trustedProxies'
   | 'proxyProtocol'
   | 'maxConnectionsPerIp'
@@ -59,8 +66,14 @@ export function accessSetup(config: AccessConfig, chain: HeadClock): AccessSetup
   }
   const health = new Health(chain, config.readyMaxSecondsBehind)
   const tls = config.tlsCert !== undefined && config.tlsKey !== undefined ? { certFile: config.tlsCert, keyFile: config.tlsKey } : undefined
+  const limits = { policy: resolveRatePolicy(config), allowList, methodCosts }
+  // The Redis connection opens on the first call charged, so a setup made only to validate opens none.
+  const rateLimiter =
+    config.redisUrl === undefined
+      ? new RateLimiter(limits)
+      : new SharedRateLimiter({ ...limits, store: new RedisBucketStore(config.redisUrl, config.redisTimeoutMs), nodes: config.rateLimitNodes })
   return {
-    rateLimiter: new RateLimiter({ policy: resolveRatePolicy(config), allowList, methodCosts }),
+    rateLimiter,
     health,
     serverOptions: {
       resolveClientIp: createClientIpResolver(trusted),

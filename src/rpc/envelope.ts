@@ -10,7 +10,7 @@ import type { TransportLimits } from './limits.js'
 import { paramsShapeProblem } from './params-shape.js'
 import type { ParamsShapeLimits } from './params-shape.js'
 import { INVALID_CALL_COST } from './ratelimit.js'
-import type { RateLimiter, RateLimitSubject } from './ratelimit.js'
+import type { BatchAdmission, ClientRateLimiter, RateLimitSubject } from './ratelimit.js'
 
 export interface EnvelopeHooks {
   /** A handler threw something that is not an RpcError (a bug). Default: print it to stderr. */
@@ -21,8 +21,8 @@ export interface EnvelopeHooks {
   onRejected?(ctx: RequestContext, code: number): void
   /** A batch of `size` items passed the batch checks. For metrics. */
   onBatch?(ctx: RequestContext, size: number): void
-  /** Charges each request to its client (ctx.clientIp / ctx.apiKey); over the limit answers -32005. */
-  rateLimiter?: RateLimiter
+  /** Charges each call to its client (ctx.clientIp / ctx.apiKey); over the limit answers -32005. */
+  rateLimiter?: ClientRateLimiter
 }
 
 /**
@@ -54,7 +54,7 @@ export class Envelope {
   private readonly onCall: EnvelopeHooks['onCall']
   private readonly onRejected: EnvelopeHooks['onRejected']
   private readonly onBatch: EnvelopeHooks['onBatch']
-  private readonly rateLimiter: RateLimiter | undefined
+  private readonly rateLimiter: ClientRateLimiter | undefined
   private readonly shapeLimits: ParamsShapeLimits
 
   constructor(
@@ -79,38 +79,57 @@ export class Envelope {
       message = JSON.parse(body)
     } catch {
       if (this.rateLimiter !== undefined) {
-        const refused = this.overLimit(undefined, body, ctx)
+        let refused = this.overLimit(undefined, body, ctx)
+        if (refused instanceof Promise) refused = await refused
         if (refused != null) return refused
       }
       this.onRejected?.(ctx, ErrorCode.ParseError)
       return PARSE_ERROR
     }
+    if (Array.isArray(message)) {
+      if (this.rateLimiter !== undefined) {
+        if (this.batchIsValid(message)) {
+          let admission = this.rateLimiter.takeEach(ctx as RequestContext & RateLimitSubject, message.map(this.costOfItem))
+          if (admission instanceof Promise) admission = await admission
+          if (admission.served === 0) return this.refusal(message, body, ctx, admission.retryAfter)
+          if (admission.served < message.length) return this.handleBatch(message, body, ctx, admission)
+        } else {
+          let refused = this.overLimit(message, body, ctx)
+          if (refused instanceof Promise) refused = await refused
+          if (refused !== undefined) return refused
+        }
+      }
+      return this.handleBatch(message, body, ctx)
+    }
     if (this.rateLimiter !== undefined) {
-      const refused = this.overLimit(message, body, ctx)
+      // no await when the limiter answers at once: most decisions never wait
+      let refused = this.overLimit(message, body, ctx)
+      if (refused instanceof Promise) refused = await refused
       if (refused !== undefined) return refused
     }
-    if (Array.isArray(message)) return this.handleBatch(message, body, ctx)
     return this.handleOne(message, body, -1, ctx)
   }
 
+  private batchIsValid(items: unknown[]): boolean {
+    return items.length > 0 && (this.batchRequestLimit === 0 || items.length <= this.batchRequestLimit)
+  }
+
+  private readonly costOfItem = (item: unknown): number => costOfItem(this.rateLimiter!, item)
+
   /**
-   * Charges the request's cost (a batch: the sum of its calls) to its client. Undefined when admitted;
-   * otherwise the answer: -32005 "limit exceeded" for the request, or for each call of a batch (as geth
-   * answers every call of a refused batch), null when only notifications were refused.
+   * Charges a single request (or a malformed message, or a batch refused before its calls are looked at)
+   * to its client. Undefined when admitted; otherwise the answer: -32005 "limit exceeded", null for a
+   * refused notification.
    */
-  private overLimit(message: unknown, body: string, ctx: RequestContext): string | null | undefined {
-    const limiter = this.rateLimiter!
-    let cost = INVALID_CALL_COST
-    if (Array.isArray(message)) {
-      if (message.length > 0 && (this.batchRequestLimit === 0 || message.length <= this.batchRequestLimit)) {
-        cost = 0
-        for (const item of message) cost += costOfItem(limiter, item)
-      }
-    } else {
-      cost = costOfItem(limiter, message)
-    }
-    const retryAfter = limiter.take(ctx as RequestContext & RateLimitSubject, cost)
-    if (retryAfter === 0) return undefined
+  private overLimit(message: unknown, body: string, ctx: RequestContext): string | null | undefined | Promise<string | null | undefined> {
+    const cost = Array.isArray(message) ? INVALID_CALL_COST : costOfItem(this.rateLimiter!, message)
+    const retryAfter = this.rateLimiter!.take(ctx as RequestContext & RateLimitSubject, cost)
+    if (retryAfter instanceof Promise) return retryAfter.then((wait) => (wait === 0 ? undefined : this.refusal(message, body, ctx, wait)))
+    return retryAfter === 0 ? undefined : this.refusal(message, body, ctx, retryAfter)
+  }
+
+  /** -32005 for the request, or for each call of a batch (as geth answers every call of a refused batch). */
+  private refusal(message: unknown, body: string, ctx: RequestContext, retryAfter: number): string | null {
     if ('retryAfterSeconds' in ctx) (ctx as RateLimitedContext).retryAfterSeconds = retryAfter
     const data = { retryAfter }
     if (!Array.isArray(message) || message.length === 0) {
@@ -125,7 +144,8 @@ export class Envelope {
     return out.length === 1 ? null : out + ']'
   }
 
-  private async handleBatch(items: unknown[], body: string, ctx: RequestContext): Promise<string | null> {
+  /** A batch; with `partly`, the calls from `partly.served` on are answered -32005 and never run. */
+  private async handleBatch(items: unknown[], body: string, ctx: RequestContext, partly?: BatchAdmission): Promise<string | null> {
     const count = items.length
     if (count === 0) {
       this.onRejected?.(ctx, ErrorCode.InvalidRequest)
@@ -138,11 +158,18 @@ export class Envelope {
     }
     this.onBatch?.(ctx, count)
     const pending = new Array<PendingAnswer>(count)
+    const served = partly?.served ?? count
     let anyAsync = false
-    for (let i = 0; i < count; i++) {
+    for (let i = 0; i < served; i++) {
       const answer = this.handleOne(items[i], body, i, ctx)
       if (typeof answer === 'object' && answer !== null) anyAsync = true
       pending[i] = answer
+    }
+    if (partly !== undefined) {
+      const data = { retryAfter: partly.retryAfter }
+      for (let i = served; i < count; i++) {
+        pending[i] = isNotificationItem(items[i]) ? null : errorJson(idJsonOf(items[i], body, i), ErrorCode.LimitExceeded, 'limit exceeded', data)
+      }
     }
     const answers: Answer[] = anyAsync ? await Promise.all(pending) : (pending as Answer[])
     return this.joinBatch(items, body, answers)
@@ -277,7 +304,7 @@ export class Envelope {
   }
 }
 
-const costOfItem = (limiter: RateLimiter, item: unknown): number => {
+const costOfItem = (limiter: ClientRateLimiter, item: unknown): number => {
   if (typeof item !== 'object' || item === null) return INVALID_CALL_COST
   const method = (item as Record<string, unknown>).method
   return typeof method === 'string' ? limiter.costOf(method) : INVALID_CALL_COST

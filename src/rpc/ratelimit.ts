@@ -1,4 +1,4 @@
-// Token buckets per client: each call spends its method's cost, a batch the sum of its calls. A client is
+// Token buckets per client: each call spends its method's cost, a batch's calls one by one. A client is
 // an allow-listed API key, else its IP address (an IPv6 client by its /64, since one host usually owns a
 // whole /64 and could rotate through it). Allow-listed IPs/CIDRs and keys get their own rate and burst.
 //
@@ -60,6 +60,30 @@ export const DEFAULT_MAX_BUCKETS = 65_536
 
 const SWEEP_INTERVAL_MS = 10_000
 
+/** How much of a batch is admitted: its first `served` calls; the rest wait `retryAfter` seconds. */
+export interface BatchAdmission {
+  readonly served: number
+  readonly retryAfter: number
+}
+
+/**
+ * What the envelope and the call pool need of a limiter: the local RateLimiter, or the one shared between
+ * nodes through Redis (src/rpc/shared-ratelimit.ts), whose answer may wait on a round trip.
+ */
+export interface ClientRateLimiter {
+  readonly active: boolean
+  readonly trackedClients: number
+  allowListed(clientIp: string): boolean
+  allowListedKey(apiKey: string | undefined): boolean
+  costOf(method: string): number
+  /** 0 = admitted, else whole seconds (>= 1) to wait. */
+  take(subject: RateLimitSubject, cost: number): number | Promise<number>
+  /** Charges a batch call by call, in order. */
+  takeEach(subject: RateLimitSubject, costs: readonly number[]): BatchAdmission | Promise<BatchAdmission>
+  start?(): Promise<void>
+  close?(): Promise<void>
+}
+
 export interface RateLimiterOptions {
   /** Default policy of a client IP. rate 0 = no limit for clients outside the allow-list. */
   policy: RatePolicy
@@ -77,7 +101,7 @@ interface Bucket {
   readonly policy: RatePolicy
 }
 
-export class RateLimiter {
+export class RateLimiter implements ClientRateLimiter {
   readonly policy: RatePolicy
   readonly allowList: AllowList
   private readonly costs: Map<string, number>
@@ -121,9 +145,29 @@ export class RateLimiter {
   /**
    * Spends `cost` from the subject's bucket. Returns 0 when admitted, else the whole seconds (>= 1) until
    * the call would be admitted. A cost above the burst is admitted from a full bucket and leaves a debt,
-   * so one huge batch is possible but pays for itself before the next.
+   * so one call dearer than the burst is possible but pays for itself before the next.
    */
   take(subject: RateLimitSubject, cost: number): number {
+    return this.takeOne(subject, cost)
+  }
+
+  /** A batch: each call charged in order, as if sent one by one; the first refused call ends it. */
+  takeEach(subject: RateLimitSubject, costs: readonly number[]): BatchAdmission {
+    for (let i = 0; i < costs.length; i++) {
+      const retryAfter = this.takeOne(subject, costs[i]!)
+      if (retryAfter > 0) return { served: i, retryAfter }
+    }
+    return { served: costs.length, retryAfter: 0 }
+  }
+
+  /** The subject's bucket key (API key, IPv4 address or IPv6 /64) and its policy. */
+  clientOf(subject: RateLimitSubject): { key: string; policy: RatePolicy } {
+    const key = this.keyOf(subject)
+    return { key, policy: this.policyOf(subject, key) }
+  }
+
+  // take() may be wrapped (metrics count its decisions); takeEach() charges through this unwrapped one.
+  private takeOne(subject: RateLimitSubject, cost: number): number {
     const now = this.now()
     if (now - this.lastSweep >= SWEEP_INTERVAL_MS) this.sweep(now)
     const key = this.keyOf(subject)
@@ -240,6 +284,16 @@ export class AllowList {
     return new AllowList(ranges, keys)
   }
 
+  /** The same entries with every rate and burst times `factor` (unlimited stays unlimited). */
+  scaled(factor: number): AllowList {
+    if (factor === 1) return this
+    const scale = (p: RatePolicy): RatePolicy => scalePolicy(p, factor)
+    return new AllowList(
+      this.ranges.map((r) => ({ cidr: r.cidr, policy: scale(r.policy) })),
+      new Map([...this.keys].map(([k, p]) => [k, scale(p)])),
+    )
+  }
+
   get hasRanges(): boolean {
     return this.ranges.length > 0
   }
@@ -256,6 +310,11 @@ export class AllowList {
     for (const { cidr, policy } of this.ranges) if (cidr.contains(ip)) return policy
     return undefined
   }
+}
+
+/** A policy times `factor`: rate 0 (unlimited) stays 0, and a burst never drops below one cheap call. */
+export function scalePolicy(policy: RatePolicy, factor: number): RatePolicy {
+  return { rate: policy.rate * factor, burst: Math.max(1, policy.burst * factor) }
 }
 
 function parsePolicy(text: string, entry: string): RatePolicy {

@@ -30,7 +30,7 @@ describe('RateLimiter', () => {
     assert.equal(limiter.take({ clientIp: '10.1.2.4' }, 1), 0, 'another client has its own bucket')
   })
 
-  it('charges per method and lets a batch larger than the burst through from a full bucket, as debt', () => {
+  it('charges per method and lets a call dearer than the burst through from a full bucket, as debt', () => {
     const c = clock()
     const limiter = new RateLimiter({ policy: { rate: 10, burst: 20 }, now: c.now, methodCosts: { eth_blockNumber: 0.5 } })
     assert.equal(limiter.costOf('eth_call'), 5)

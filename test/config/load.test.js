@@ -69,6 +69,9 @@ test('defaults', () => {
     rateBurst: undefined,
     rateLimitAllowList: undefined,
     rateLimitCosts: undefined,
+    redisUrl: undefined,
+    rateLimitNodes: 1,
+    redisTimeoutMs: 50,
     trustedProxies: undefined,
     proxyProtocol: false,
     maxConnectionsPerIp: 0,
@@ -278,4 +281,13 @@ test('replication: a replica needs the stream and the producer; URLs are checked
   assertConfigError(() => load({ flags: { 'producer-url': 'http://p:8545' } }), '--producer-url (from command line) is for a replica: add --replica, or leave it out on the producer')
   assertConfigError(() => load({ flags: { 'stream-url': 'http://n:4222' } }), 'invalid value "http://n:4222" for --stream-url (from command line): expected nats://HOST:PORT (or tls://), comma-separated for a cluster')
   assertConfigError(() => load({ env: { KEEL_REPLICA: 'true', KEEL_STREAM_URL: 'nats://n:4222', KEEL_PRODUCER_URL: 'p:8545' } }), 'invalid value "p:8545" for KEEL_PRODUCER_URL (from environment): expected http://HOST:PORT or https://HOST:PORT')
+})
+
+test('shared rate limits: --redis-url is a redis:// URL, --rate-limit-nodes at least 1', () => {
+  const shared = load({ flags: { 'redis-url': 'redis://10.0.0.7:6379', 'rate-limit-nodes': '3' } })
+  assert.equal(shared.redisUrl, 'redis://10.0.0.7:6379')
+  assert.equal(shared.rateLimitNodes, 3)
+  assert.equal(load({ env: { KEEL_REDIS_URL: 'rediss://r:6380' } }).redisUrl, 'rediss://r:6380')
+  assertConfigError(() => load({ flags: { 'redis-url': 'http://r:6379' } }), 'invalid value "http://r:6379" for --redis-url (from command line): expected redis://HOST:PORT (or rediss://)')
+  assert.throws(() => load({ flags: { 'rate-limit-nodes': '0' } }), (err) => err instanceof ConfigError && /--rate-limit-nodes/.test(err.message))
 })

@@ -5,6 +5,7 @@ import { Dispatcher } from '../../dist/rpc/dispatch.js'
 import { RawJson } from '../../dist/rpc/context.js'
 import { RpcError, executionReverted } from '../../dist/errors.js'
 import { defaultTransportLimits } from '../../dist/rpc/limits.js'
+import { RateLimiter } from '../../dist/rpc/ratelimit.js'
 
 const ctx = { transport: 'http', clientIp: '10.0.0.1' }
 
@@ -323,5 +324,33 @@ describe('Envelope: batches', () => {
     const over = await call(Array.from({ length: 30 }, (_, i) => req(i, 'big', [1_000_000])))
     assert.ok(over.json.slice(25).every((x) => x.error?.code === -32003))
     assert.ok(over.json.slice(0, 25).every((x) => typeof x.result === 'string'))
+  })
+})
+
+describe('Envelope: rate limits', () => {
+  it('charges a batch call by call: the calls the bucket covers run, the rest get -32005 each, a notification nothing', async () => {
+    const dispatcher = new Dispatcher()
+    const ran = []
+    dispatcher.register('echo', (params) => {
+      ran.push(params[0])
+      return params[0]
+    })
+    const rateLimiter = new RateLimiter({ policy: { rate: 1, burst: 5 }, methodCosts: { echo: 2 } })
+    const envelope = new Envelope(dispatcher, defaultTransportLimits, { rateLimiter })
+    const batch = [req(1, 'echo', ['a']), req(2, 'echo', ['b']), req(3, 'echo', ['c']), { jsonrpc: '2.0', method: 'echo', params: ['n'] }, req(4, 'echo', ['d'])]
+    const httpCtx = { transport: 'http', clientIp: '10.7.0.1', retryAfterSeconds: 0 }
+    const answers = JSON.parse(await envelope.handle(JSON.stringify(batch), httpCtx))
+    assert.deepEqual(ran, ['a', 'b'], 'the burst (5) covers two calls of cost 2, in order')
+    assert.deepEqual(answers.map((a) => a.result ?? a.error.code), ['a', 'b', -32005, -32005])
+    assert.equal(answers[2].error.message, 'limit exceeded')
+    assert.ok(answers[3].error.data.retryAfter >= 1)
+    assert.equal(httpCtx.retryAfterSeconds, 0, 'served in part: HTTP 200, no Retry-After')
+    // a fresh address's large batch buys one burst, not a debt
+    const large = Array.from({ length: 100 }, (_, i) => req(i, 'echo', [i]))
+    const fresh = JSON.parse(await envelope.handle(JSON.stringify(large), { transport: 'http', clientIp: '10.7.0.2' }))
+    assert.equal(fresh.filter((a) => 'result' in a).length, 2)
+    const next = JSON.parse(await envelope.handle(JSON.stringify(req(9, 'echo', ['x'])), { transport: 'http', clientIp: '10.7.0.2' }))
+    assert.equal(next.error.code, -32005)
+    assert.equal(next.error.data.retryAfter, 1, 'one token short, no debt to repay')
   })
 })
