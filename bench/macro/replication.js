@@ -9,7 +9,7 @@
 //   4. the cost on the hot path: mined transfers on a producer with --stream-url (and a replica
 //      following) against one without, alternating.
 //
-//   npm run build && node bench/macro/replication.js [--quick]
+//   npm run build && node bench/macro/replication.js [--quick] [--verify execute]
 //
 // Needs nats-server and haproxy on the PATH (Debian's). Everything on 127.0.0.1; exits 1 only on errors
 // (a failed or missing receipt, a JSON-RPC error, a missed notification, a crash), never for speed.
@@ -28,6 +28,9 @@ import { cannon, prepare, req, rpc, transfers, uniqueBalanceOfCalls } from './sc
 import { devWallet } from '../lib/dev-wallets.js'
 
 const quick = process.argv.includes('--quick')
+// --verify execute: the replicas run every block again (--replica-verify execute), to measure what it costs
+const verifyAt = process.argv.indexOf('--verify')
+const VERIFY = verifyAt >= 0 ? process.argv[verifyAt + 1] : 'checks'
 const PER_SENDER = quick ? 10 : 40
 const READ_SECONDS = quick ? 3 : 10
 const AB_ROUNDS = quick ? 2 : 4
@@ -37,7 +40,8 @@ const LAG_LOADED_BLOCKS = quick ? 3 : 30
 const LAG_MAX_RUNS = quick ? 2 : 20
 const LAG_MAX_MS = quick ? 30_000 : 150_000
 const IDLE_SECONDS = quick ? 4 : 10
-const HEAD_TIMEOUT_MS = 60_000
+// a replica that runs every block again catches up from genesis at about the producer's own pace
+const HEAD_TIMEOUT_MS = VERIFY === 'execute' ? 300_000 : 60_000
 
 /** Processes this script started and has not stopped yet, and its temp folders: killed and removed if it exits early (Ctrl-C, a crash). */
 const live = new Set()
@@ -77,7 +81,7 @@ async function startProducer(nats, genesis) {
 
 async function startReplica(nats, producer, genesis) {
   const metricsPort = await freePort()
-  const node = await startKeel({ dataDir: dataDir(), args: ['--replica', '--genesis', genesis, '--stream-url', nats.url, '--producer-url', producer.url, '--metrics-port', String(metricsPort)] })
+  const node = await startKeel({ dataDir: dataDir(), args: ['--replica', '--replica-verify', VERIFY, '--genesis', genesis, '--stream-url', nats.url, '--producer-url', producer.url, '--metrics-port', String(metricsPort)] })
   live.add(node.pid)
   return { ...node, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` }
 }

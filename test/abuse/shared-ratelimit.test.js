@@ -144,7 +144,7 @@ describe('two nodes sharing one Redis', () => {
     // Never more than the one rate (+10%). Less by a lease per node at most (a tenth of the burst), or
     // when the flooding client itself is starved of CPU on a loaded machine and leaves the bucket full.
     assert.ok(counts.ok <= 1.1 * budget, `flood admitted ${counts.ok}, budget ${budget.toFixed(0)} (2 nodes)`)
-    assert.ok(counts.ok >= 0.5 * budget, `flood admitted ${counts.ok}, budget ${budget.toFixed(0)} (2 nodes)`)
+    assert.ok(counts.ok >= 0.75 * budget, `flood admitted ${counts.ok}, budget ${budget.toFixed(0)} (2 nodes)`)
     assert.ok(served >= 25, `well-behaved client served ${served} times`)
     for (const node of nodes) {
       const m = await scrape(node.metricsUrl)
@@ -192,7 +192,7 @@ describe('two nodes sharing one Redis', () => {
     const seconds = (performance.now() - started) / 1000
     const fallbackBudget = 2 * (BURST / 2 + (RATE / 2) * seconds)
     assert.ok(counts.ok <= 1.1 * fallbackBudget, `flood admitted ${counts.ok} without Redis, budget ${fallbackBudget.toFixed(0)}`)
-    assert.ok(counts.ok >= 0.5 * fallbackBudget, `flood admitted ${counts.ok} without Redis, budget ${fallbackBudget.toFixed(0)}`)
+    assert.ok(counts.ok >= 0.75 * fallbackBudget, `flood admitted ${counts.ok} without Redis, budget ${fallbackBudget.toFixed(0)}`)
     assert.ok(served >= 15, `well-behaved client served ${served} times`)
     for (const node of nodes) {
       const m = await scrape(node.metricsUrl)
@@ -219,7 +219,7 @@ describe('two nodes sharing one Redis', () => {
     await flood('10.5.0.5', () => performance.now() - started >= 2000, fresh, agent)
     agent.destroy()
     const budget = BURST + RATE * ((performance.now() - started) / 1000)
-    assert.ok(fresh.ok <= 1.1 * budget && fresh.ok >= 0.5 * budget, `after the restart the flood admitted ${fresh.ok}, budget ${budget.toFixed(0)}`)
+    assert.ok(fresh.ok <= 1.1 * budget && fresh.ok >= 0.75 * budget, `after the restart the flood admitted ${fresh.ok}, budget ${budget.toFixed(0)}`)
     for (const node of nodes) assert.equal(value(await scrape(node.metricsUrl), 'keel_ratelimit_fallback_active'), 0)
   })
 })
