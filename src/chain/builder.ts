@@ -172,7 +172,7 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
 export function receiptsRoot(
   receipts: readonly ReceiptRecord[],
   blooms: readonly Uint8Array[],
-  txs: readonly TypedTransaction[],
+  txs: readonly Pick<TypedTransaction, 'type'>[],
   keccak: (data: Uint8Array) => Uint8Array,
 ): Uint8Array {
   return orderedTrieRoot(

@@ -13,6 +13,7 @@ import type { ChainLevel } from '../chain/store/level.js'
 import { Keys } from '../chain/store/schema.js'
 import type { Logger } from '../logging/logger.js'
 import { decodeBlockMessage } from './block-message.js'
+import { Backoff } from './backoff.js'
 import { ReplicationError } from './errors.js'
 import type { ReplicaHead, VerifiedBlock, VerifyContext } from './verify.js'
 import { verifyBlock } from './verify.js'
@@ -49,8 +50,6 @@ export interface FollowerOptions {
   onPending(hashes: string[]): void
 }
 
-const RETRY_MIN_MS = 200
-const RETRY_MAX_MS = 5_000
 const REQUEST_TIMEOUT_MS = 5_000
 /** Messages the consumer asks for at a time. */
 const CONSUME_WINDOW = 32
@@ -64,7 +63,7 @@ export class BlockFollower {
   private stopped: FollowerStatus['stopped']
   private closed = false
   private messages: { close(): Promise<void | Error> } | undefined
-  private wake: (() => void) | undefined
+  private readonly backoff = new Backoff()
   private readonly loop: Promise<void>
   private readonly stream: string
 
@@ -86,20 +85,19 @@ export class BlockFollower {
 
   async close(): Promise<void> {
     this.closed = true
-    this.wake?.()
+    this.backoff.interrupt()
     await this.messages?.close().catch(() => {})
     await this.loop
   }
 
   private async run(): Promise<void> {
-    let delay = RETRY_MIN_MS
     let outage = false
     while (!this.closed && this.stopped === undefined) {
       try {
         await this.follow(() => {
           if (outage) this.opts.logger.info('block stream reachable again', { url: this.opts.url, head: this.head.number })
           outage = false
-          delay = RETRY_MIN_MS
+          this.backoff.reset()
         })
       } catch (err) {
         if (this.closed) break
@@ -113,15 +111,7 @@ export class BlockFollower {
         this.report()
         if (!outage) this.opts.logger.warn('block stream unreachable; retrying', { url: this.opts.url, err: (err as Error).message })
         outage = true
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, delay)
-          this.wake = () => {
-            clearTimeout(t)
-            resolve()
-          }
-        })
-        this.wake = undefined
-        delay = Math.min(RETRY_MAX_MS, delay * 2)
+        await this.backoff.wait()
       }
     }
     await this.nc?.close().catch(() => {})

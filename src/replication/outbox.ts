@@ -8,7 +8,7 @@ import { RLP } from '@ethereumjs/rlp'
 import { bytesToBigInt } from '@ethereumjs/util'
 import type { ChainLevel } from '../chain/store/level.js'
 import type { LevelOp } from '../chain/store/state-db.js'
-import { decodeNumber, Keys, Prefix } from '../chain/store/schema.js'
+import { decodeNumber, Keys } from '../chain/store/schema.js'
 import type { BlockWriteSet } from '../chain/write-set.js'
 import type { BlockMessage } from './block-message.js'
 import { decodeStateDiff, encodeStateDiff } from './block-message.js'
@@ -43,13 +43,7 @@ export async function readOutboxMessage(level: ChainLevel, number: bigint): Prom
     throw new ReplicationError('gap', `block ${number} is not in the outbox or not in the database; it cannot be published`)
   }
   const [keys, prune, diff, committed] = RLP.decode(entry) as unknown as [Uint8Array[], Uint8Array[][], unknown, Uint8Array]
-  const stored = keys.map((k) => {
-    const key = new Uint8Array(k.length + 1)
-    key[0] = Prefix.trie
-    key.set(k, 1)
-    return key
-  })
-  const values = await level.getMany(stored)
+  const values = await level.getMany(keys.map((k) => Keys.trieNode(k)))
   const trieNodes: [Uint8Array, Uint8Array][] = []
   for (let i = 0; i < keys.length; i++) {
     const value = values[i]

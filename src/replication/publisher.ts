@@ -18,6 +18,7 @@ import type { BlockWriteSet, WriteSetSink } from '../chain/write-set.js'
 import type { Logger } from '../logging/logger.js'
 import { encodeBlockMessage } from './block-message.js'
 import type { BlockMessage } from './block-message.js'
+import { Backoff } from './backoff.js'
 import { ReplicationError } from './errors.js'
 import { messageOfWriteSet, outboxNumbers, outboxOp, readOutboxMessage } from './outbox.js'
 import { blockSubject, chunkHeaders, chunkMessageId, pendingSubject, readChunkInfo, splitPayload, streamName, watchConnection } from './stream.js'
@@ -35,8 +36,6 @@ export interface PublisherOptions {
 /** Write sets kept in memory for publishing; older unpublished blocks are rebuilt from the outbox. */
 const MEMORY_BLOCKS = 64
 const PUBLISH_TIMEOUT_MS = 5_000
-const RETRY_MIN_MS = 200
-const RETRY_MAX_MS = 5_000
 const DUPLICATE_WINDOW_MS = 120_000
 
 export class BlockPublisher implements WriteSetSink {
@@ -52,7 +51,9 @@ export class BlockPublisher implements WriteSetSink {
   private fenced: string | undefined
   private nc: NatsConnection | undefined
   private js: JetStreamClient | undefined
+  /** ends the wait for the next committed block */
   private wake: (() => void) | undefined
+  private readonly backoff = new Backoff()
   private closed = false
   private loop: Promise<void> | undefined
   private readonly subject: string
@@ -98,6 +99,8 @@ export class BlockPublisher implements WriteSetSink {
     if (this.recent.size > MEMORY_BLOCKS) this.recent.delete(this.recent.keys().next().value as bigint)
     this.report()
     this.wake?.()
+    // a new block is also a new try while NATS is unreachable
+    this.backoff.interrupt()
   }
 
   status(): StreamStatus {
@@ -115,6 +118,7 @@ export class BlockPublisher implements WriteSetSink {
   async close(): Promise<void> {
     this.closed = true
     this.wake?.()
+    this.backoff.interrupt()
     // closing the connection ends a publish waiting for its ack
     await this.nc?.close().catch(() => {})
     await this.loop
@@ -123,14 +127,13 @@ export class BlockPublisher implements WriteSetSink {
   }
 
   private async run(): Promise<void> {
-    let delay = RETRY_MIN_MS
     let outage = false
     while (!this.closed && this.fenced === undefined) {
       try {
         await this.sync()
         if (outage) this.opts.logger.info('block stream reachable again', { url: this.opts.url, from: this.next })
         outage = false
-        delay = RETRY_MIN_MS
+        this.backoff.reset()
         while (!this.closed) {
           if (this.next! > this.head) {
             await new Promise<void>((resolve) => (this.wake = resolve))
@@ -153,23 +156,10 @@ export class BlockPublisher implements WriteSetSink {
         this.report()
         if (!outage) this.opts.logger.warn('block stream unreachable; blocks are kept and published once it answers', { url: this.opts.url, err: (err as Error).message })
         outage = true
-        await this.sleep(delay)
-        delay = Math.min(RETRY_MAX_MS, delay * 2)
+        await this.backoff.wait()
       }
     }
     await this.nc?.close().catch(() => {})
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, ms)
-      this.wake = () => {
-        clearTimeout(t)
-        resolve()
-      }
-    }).then(() => {
-      this.wake = undefined
-    })
   }
 
   /** Connects if needed, creates the stream if missing, and finds the first block the stream lacks. */
@@ -184,7 +174,7 @@ export class BlockPublisher implements WriteSetSink {
           this.report()
         },
         // resynchronise at once rather than after the retry's back-off
-        reconnect: () => this.wake?.(),
+        reconnect: () => this.backoff.interrupt(),
       })
     }
     const jsm = await jetstreamManager(this.nc, { timeout: PUBLISH_TIMEOUT_MS })

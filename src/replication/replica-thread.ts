@@ -10,12 +10,10 @@ import { join } from 'node:path'
 import { createTxFromRLP } from '@ethereumjs/tx'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { createBlockHeaderFromRLP } from '@ethereumjs/block'
-import type { BlockHeader } from '@ethereumjs/block'
-import type { FromProducer, HeadInfo, PoolQuery, ProducerInit, StreamStatus, SubmitOutcome, ToProducer, TxWire } from '../chain/messages.js'
-import { Producer } from '../chain/producer.js'
+import type { FromProducer, PoolQuery, ProducerInit, StreamStatus, SubmitOutcome, ToProducer, TxWire } from '../chain/messages.js'
+import { headInfo, Producer } from '../chain/producer.js'
 import { openChainLevel } from '../chain/store/level.js'
 import { decodeHead, Keys } from '../chain/store/schema.js'
-import { trieKey } from '../chain/store/state-db.js'
 import { ErrorCode } from '../errors.js'
 import { createChainCommon } from '../evm/common.js'
 import { importEthereumjsModule } from '../evm/evm-internals.js'
@@ -36,18 +34,6 @@ const post = (msg: FromProducer): void => port.postMessage(msg)
 const FORWARD_TIMEOUT_MS = 10_000
 /** How often a replica cut off from the stream asks the producer for its head (readiness). */
 const PRODUCER_HEAD_POLL_MS = 2_000
-
-function headInfo(header: BlockHeader, hash: Uint8Array): HeadInfo {
-  return {
-    number: header.number,
-    hash: bytesToHex(hash),
-    timestamp: header.timestamp,
-    baseFeePerGas: header.baseFeePerGas ?? 0n,
-    gasLimit: header.gasLimit,
-    gasUsed: header.gasUsed,
-    stateRoot: bytesToHex(header.stateRoot),
-  }
-}
 
 // geth's code for a plain server error: what a client sees when the producer cannot be reached
 const unreachable = (err: unknown) => ({ code: ErrorCode.Server, message: (err as Error).message })
@@ -87,16 +73,16 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
       chainId: config.chainId,
       level,
       logger,
-      verify: { common, keccak: crypto.keccak256, hasTrieNode: async (key) => (await level.get(trieKey(bytesToHex(key).slice(2)))) !== undefined },
+      verify: { common, keccak: crypto.keccak256, hasTrieNode: async (key) => (await level.get(Keys.trieNode(key))) !== undefined },
       audit: config.replicaVerify === 'execute' ? blockAuditor(level, common) : undefined,
       onApplied: (applied: AppliedBlock) => {
         const { block } = applied
         post({
           kind: 'block',
-          head: headInfo(block.header, block.hash),
-          headerRlp: block.header.serialize(),
-          bodyRlp: (block.ops.find((op) => op.type === 'put' && equalKey(op.key, Keys.body(block.header.number))) as { value: Uint8Array }).value,
-          receiptsRlp: (block.ops.find((op) => op.type === 'put' && equalKey(op.key, Keys.receipts(block.header.number))) as { value: Uint8Array }).value,
+          head: headInfo(block.header),
+          headerRlp: block.headerRlp,
+          bodyRlp: block.bodyRlp,
+          receiptsRlp: block.receiptsRlp,
           txHashes: block.txHashes,
           stateDiff: block.stateDiff,
           pooledSenders: [],
@@ -150,17 +136,11 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
 
   post({
     kind: 'ready',
-    head: headInfo(header, head.hash),
+    head: headInfo(header),
     genesisHash: genesisHash === undefined ? '0x' : bytesToHex(genesisHash),
     hardfork: common.hardfork(),
     pooledSenders: [],
   })
-}
-
-function equalKey(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
 }
 
 /** The producer's error for one forwarded call. */

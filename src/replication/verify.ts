@@ -11,18 +11,17 @@ import type { BlockHeader } from '@ethereumjs/block'
 import { createBlockHeaderFromRLP } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { TransactionType } from '@ethereumjs/tx'
-import { encodeReceipt } from '@ethereumjs/vm'
 import { bytesToHex, equalsBytes, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from '@ethereumjs/util'
 import { pushBlockRecord } from '../chain/block-record.js'
 import { decodeBody } from '../chain/body.js'
 import type { StoredBody } from '../chain/body.js'
-import { logsBloomOf } from '../chain/builder.js'
+import { logsBloomOf, receiptsRoot } from '../chain/builder.js'
 import { orderedTrieRoot } from '../chain/ordered-trie.js'
 import { decodeReceipts } from '../chain/receipts.js'
 import type { ReceiptRecord } from '../chain/receipts.js'
 import type { StateDiff } from '../chain/state-diff.js'
 import type { LevelOp } from '../chain/store/state-db.js'
-import { Prefix } from '../chain/store/schema.js'
+import { Keys, Prefix } from '../chain/store/schema.js'
 import type { BlockMessage } from './block-message.js'
 import { ReplicationError } from './errors.js'
 
@@ -41,6 +40,9 @@ export interface VerifyContext {
 export interface VerifiedBlock {
   header: BlockHeader
   hash: Uint8Array
+  headerRlp: Uint8Array
+  bodyRlp: Uint8Array
+  receiptsRlp: Uint8Array
   /** the batch that applies the block */
   ops: LevelOp[]
   txHashes: string[]
@@ -76,8 +78,10 @@ export async function verifyBlock(m: BlockMessage, head: ReplicaHead, ctx: Verif
   if (!equalsBytes(txRoot, header.transactionsTrie)) mismatch(at, 'transactions root', header.transactionsTrie, txRoot)
   const receipts = decodeReceiptsOf(m.receiptsRlp, at)
   if (receipts.length !== body.txs.length) throw new ReplicationError('bad-block', `${at}: ${body.txs.length} transactions but ${receipts.length} receipts`)
-  const receiptRoot = orderedTrieRoot(
-    receipts.map((r, i) => encodeReceipt({ status: r.status, cumulativeBlockGasUsed: r.cumulativeGasUsed, bitvector: logsBloomOf(r, ctx.common), logs: r.logs }, txType(body.txs[i]))),
+  const receiptRoot = receiptsRoot(
+    receipts,
+    receipts.map((r) => logsBloomOf(r, ctx.common)),
+    body.txs.map((raw) => ({ type: txType(raw) })),
     ctx.keccak,
   )
   if (!equalsBytes(receiptRoot, header.receiptTrie)) mismatch(at, 'receipts root', header.receiptTrie, receiptRoot)
@@ -98,9 +102,7 @@ export async function verifyBlock(m: BlockMessage, head: ReplicaHead, ctx: Verif
       throw new ReplicationError('bad-write-set', `${at}: trie node ${bytesToHex(key)} is not the hash of its value`)
     }
     if (key.length === HASH_BYTES && equalsBytes(key, header.stateRoot)) stateRootWritten = true
-    const stored = new Uint8Array(key.length + 1)
-    stored[0] = Prefix.trie
-    stored.set(key, 1)
+    const stored = Keys.trieNode(key)
     ops.push({ type: 'put', key: stored, value })
     bytes += stored.length + value.length
   }
@@ -131,7 +133,7 @@ export async function verifyBlock(m: BlockMessage, head: ReplicaHead, ctx: Verif
     const op = ops[i]
     bytes += op.key.length + (op.type === 'put' ? op.value.length : 0)
   }
-  return { header, hash, ops, txHashes: txHashes.map((h) => bytesToHex(h)), body, receipts, stateDiff: m.stateDiff, bytes }
+  return { header, hash, headerRlp: m.headerRlp, bodyRlp: m.bodyRlp, receiptsRlp: m.receiptsRlp, ops, txHashes: txHashes.map((h) => bytesToHex(h)), body, receipts, stateDiff: m.stateDiff, bytes }
 }
 
 function mismatch(at: string, field: string, expected: Uint8Array, got: Uint8Array): never {

@@ -75,6 +75,8 @@ export const Keys = {
   pooledTx: (hash: Uint8Array) => withBytes(Prefix.pooledTx, hash),
   superseded: (num: bigint) => withNumber(Prefix.superseded, num),
   lastWritten: (rawTrieKey: Uint8Array) => withBytes(Prefix.lastWritten, rawTrieKey),
+  /** a trie node (or code) by its raw trie key; the trie DB's own reads go through state-db.ts trieKey */
+  trieNode: (rawTrieKey: Uint8Array) => withBytes(Prefix.trie, rawTrieKey),
   outbox: (num: bigint) => withNumber(Prefix.outbox, num),
   outboxRange: { gte: Uint8Array.of(Prefix.outbox), lt: Uint8Array.of(Prefix.outbox + 1) },
   pooledTxRange: { gte: Uint8Array.of(Prefix.pooledTx), lt: Uint8Array.of(Prefix.pooledTx + 1) },
