@@ -17,7 +17,10 @@ import { ExecPool } from './exec/pool.js'
 import { StateReader } from './exec/state-reader.js'
 import type { Logger } from './logging/logger.js'
 import { Dispatcher } from './rpc/dispatch.js'
-import { FilterRegistry } from './rpc/filters.js'
+import { LocalFilters } from './rpc/filters.js'
+import type { FilterStore } from './rpc/filters.js'
+import { FILTER_REDIS_TIMEOUT_MS, SharedFilters } from './rpc/shared-filters.js'
+import { RedisFilterStore } from './shared/redis-filters.js'
 import { defaultTransportLimits } from './rpc/limits.js'
 import type { TransportLimits } from './rpc/limits.js'
 import { blockMethods } from './rpc/methods/eth-blocks.js'
@@ -88,7 +91,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
   if (config.replica) access.health.followReplica({ status: () => producer.streamStatus, maxBlocksBehind: config.readyMaxBlocksBehind })
   // 'latest' stays warm: the block's state diff goes to the main thread's reader and every call worker
   const headState = new StateReader(common, level, { nodeCacheBytes: 16 << 20, slots: 32_000 })
-  const filters = new FilterRegistry(config.filterTimeoutSeconds * 1000)
+  const filters = await openFilters(config, logger)
   producer.onPendingTx((hashes) => filters.onPendingTransactions(hashes))
   const executor = new ExecPool(
     { dataDir: config.dataDir, genesis, limits: { gasCap: config.rpcGasCap, timeoutMs: config.rpcEvmTimeoutMs } },
@@ -216,6 +219,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
       databaseFolder: join(config.dataDir, 'chain'),
     })
     if (access.rateLimiter !== undefined) metrics.rateLimit.observe(access.rateLimiter)
+    metrics.filters.observe(filters)
     metricsServer = await MetricsServer.start(metrics.register, config.metricsHost, config.metricsPort, logger)
     log(`metrics on ${metricsServer.url}`)
   }
@@ -236,7 +240,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
       await access.rateLimiter.close?.()
       await metricsServer?.close()
       await admin?.close()
-      filters.close()
+      await filters.close()
       await producer.shutdown()
       await executor.close()
       await level.close()
@@ -246,4 +250,23 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
   }
   const wsStats = () => ({ transport: server.wsStats(), subscriptions: subscriptions.stats() })
   return { url, port, chainId: config.chainId, wsStats, close }
+}
+
+/** This node's filters, or with --redis-url the filters every node behind the load balancer shares. */
+async function openFilters(config: KeelConfig, logger: Logger): Promise<(LocalFilters | SharedFilters) & FilterStore> {
+  const timeoutMs = config.filterTimeoutSeconds * 1000
+  const local = new LocalFilters(timeoutMs)
+  if (config.redisUrl === undefined) return local
+  const store = new RedisFilterStore(config.redisUrl, config.chainId, FILTER_REDIS_TIMEOUT_MS)
+  // the producer's node admits every transaction: it alone feeds the shared pending-transaction filters
+  const shared = new SharedFilters({ store, local, timeoutMs, publishPending: !config.replica })
+  shared.on({
+    // once per outage, not per call
+    unavailable: (active, error) => {
+      if (active) logger.warn('filters: Redis unavailable, shared filters answer "filter not found" and new filters are kept on this node until it answers', { error: String((error as Error)?.message ?? error) })
+      else logger.info('filters: Redis answers again, new filters shared')
+    },
+  })
+  await store.connect(1000)
+  return shared
 }

@@ -5,6 +5,7 @@
 import { collectDefaultMetrics, Registry } from 'prom-client'
 import { CallPoolMetrics } from './call-pool.js'
 import { ChainMetrics } from './chain.js'
+import { FilterMetrics } from './filters.js'
 import { RateLimitMetrics } from './ratelimit.js'
 import { MetricsRegistry } from './registry.js'
 import { RpcMetrics } from './rpc.js'
@@ -40,6 +41,7 @@ export function createMetrics(init: MetricsInit, registry: Registry = new Regist
     rpc,
     ws: new WsMetrics(register),
     rateLimit: new RateLimitMetrics(register),
+    filters: new FilterMetrics(register),
     chain: new ChainMetrics(register),
     txpool: new TxPoolMetrics(register),
     callPool: new CallPoolMetrics(register),

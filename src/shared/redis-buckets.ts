@@ -2,10 +2,10 @@
 // per client. One Lua script refills a bucket by the time elapsed on Redis's clock (one clock for all
 // nodes) and takes tokens atomically; a bucket that has refilled to full is deleted (a new one starts
 // full), so Redis holds only clients that spent recently, and a Redis restarted empty starts everyone
-// afresh. The connection never queues a command while down and gives up on one after a short timeout:
-// the caller decides what to do without Redis (src/rpc/shared-ratelimit.ts).
+// afresh. Without Redis the caller decides (src/rpc/shared-ratelimit.ts).
 
-import { createClient } from 'redis'
+import { RedisConnection } from './redis-connection.js'
+import type { RedisScript } from './redis-connection.js'
 
 /** What one round trip granted: the tokens taken, and the tokens left in the shared bucket (negative = debt). */
 export interface BucketGrant {
@@ -56,103 +56,34 @@ end
 return {tostring(granted), tostring(tokens)}
 `
 
-/**
- * How long one command may take by default (--redis-timeout-ms) before the caller treats Redis as
- * unavailable. Enforced here: node-redis's
- * own command timeout (an AbortSignal.timeout) was seen never to fire on Node 20 against a stalled server.
- */
+/** How long one command may take by default (--redis-timeout-ms) before the caller treats Redis as unavailable. */
 export const REDIS_COMMAND_TIMEOUT_MS = 50
 
 const KEY_PREFIX = 'keel:rl:'
-
-/** The part of the node-redis client used here. */
-interface Client {
-  sendCommand(args: string[]): Promise<unknown>
-  close(): Promise<void>
-  destroy(): void
-}
+const TAKE: RedisScript = { source: TAKE_SCRIPT }
 
 export class RedisBucketStore implements SharedBucketStore {
-  private client: Client | undefined
-  private sha: string | undefined
-  private closed = false
-  private connecting: Promise<unknown> | undefined
+  private readonly redis: RedisConnection
 
-  constructor(
-    private readonly url: string,
-    private readonly timeoutMs = REDIS_COMMAND_TIMEOUT_MS,
-  ) {}
+  constructor(url: string, timeoutMs = REDIS_COMMAND_TIMEOUT_MS) {
+    this.redis = new RedisConnection(url, timeoutMs)
+  }
 
   async take(key: string, rate: number, burst: number, need: number, want: number): Promise<BucketGrant> {
-    const client = this.connected()
-    const args = [String(rate), String(burst), String(need), String(want)]
-    let reply: unknown
-    try {
-      this.sha ??= String(await client.sendCommand(['SCRIPT', 'LOAD', TAKE_SCRIPT]))
-      reply = await client.sendCommand(['EVALSHA', this.sha, '1', KEY_PREFIX + key, ...args])
-    } catch (err) {
-      // A Redis restarted empty has forgotten the script: EVAL loads it again.
-      if (!String((err as Error).message).startsWith('NOSCRIPT')) throw err
-      reply = await client.sendCommand(['EVAL', TAKE_SCRIPT, '1', KEY_PREFIX + key, ...args])
-    }
+    const reply = await this.redis.script(TAKE, [KEY_PREFIX + key], [String(rate), String(burst), String(need), String(want)])
     const [granted, tokens] = reply as [string, string]
     return { granted: Number(granted), tokens: Number(tokens) }
   }
 
-  async connect(waitMs: number): Promise<void> {
-    this.connected()
-    let timer: NodeJS.Timeout | undefined
-    await Promise.race([this.connecting, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))])
-    clearTimeout(timer)
+  connect(waitMs: number): Promise<void> {
+    return this.redis.connect(waitMs)
   }
 
   async ping(): Promise<void> {
-    await this.connected().sendCommand(['PING'])
+    await this.redis.command(['PING'])
   }
 
-  async close(): Promise<void> {
-    this.closed = true
-    const client = this.client
-    this.client = undefined
-    if (client === undefined) return
-    try {
-      await client.close()
-    } catch {
-      client.destroy()
-    }
+  close(): Promise<void> {
+    return this.redis.close()
   }
-
-  /** The client, connecting on first use (a node that only validates its options never connects). */
-  private connected(): Client {
-    if (this.closed) throw new Error('the Redis connection is closed')
-    if (this.client !== undefined) return this.client
-    const redis = createClient({
-      url: this.url,
-      disableOfflineQueue: true,
-      socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), 1000) },
-    })
-    // Failures reach the caller as rejected commands; the limiter logs them once per outage.
-    redis.on('error', () => {})
-    this.connecting = redis.connect().catch(() => {})
-    const client: Client = {
-      sendCommand: (args) => withTimeout(redis.sendCommand(args), this.timeoutMs),
-      close: () => redis.close(),
-      destroy: () => redis.destroy(),
-    }
-    this.client = client
-    return client
-  }
-}
-
-class RedisTimeoutError extends Error {}
-
-/** The command's answer, or a rejection once `ms` have passed (a late answer is dropped). */
-function withTimeout<T>(command: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    // Timers run before the poll phase: an answer already read by the kernel while the loop was busy is
-    // given its turn (setImmediate runs after the poll) before the command counts as timed out.
-    timer = setTimeout(() => setImmediate(() => reject(new RedisTimeoutError(`Redis did not answer in ${ms} ms`))), ms)
-  })
-  return Promise.race([command, timeout]).finally(() => clearTimeout(timer))
 }

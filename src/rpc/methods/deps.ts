@@ -9,7 +9,7 @@ import type { Executor } from '../../exec/pool.js'
 import { bytesToHex } from '@ethereumjs/util'
 import { RpcError, serverError } from '../../errors.js'
 import type { BlockRef, BlockSelector } from '../params.js'
-import type { FilterRegistry } from '../filters.js'
+import type { FilterStore } from '../filters.js'
 import type { RequestContext } from '../context.js'
 
 export interface MethodDeps {
@@ -19,7 +19,7 @@ export interface MethodDeps {
   producer: ProducerClient
   executor: Executor
   intake: IntakeContext
-  filters: FilterRegistry
+  filters: FilterStore
   keccak(data: Uint8Array): Uint8Array
   clientVersion: string
   /**

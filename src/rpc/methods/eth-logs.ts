@@ -6,7 +6,7 @@ import type { LogCriteria } from '../../chain/logs.js'
 import type { MethodHandler } from '../context.js'
 import { RawJson } from '../context.js'
 import { invalidParams, serverError } from '../../errors.js'
-import type { Filter } from '../filters.js'
+import type { FilterChanges } from '../filters.js'
 import { quantity } from '../../util/hex.js'
 import * as p from '../params.js'
 import { appendLogsJson, logsJson } from './chain-json.js'
@@ -106,22 +106,18 @@ export function logMethods(deps: MethodDeps): Record<string, MethodHandler> {
       const toNumber = filter.toBlock?.kind === 'number' ? filter.toBlock.number : undefined
       // geth's event system: a reversed numeric range can never match
       if (fromNumber !== undefined && toNumber !== undefined && fromNumber > toNumber) throw serverError('invalid from and to block combination: from > to')
-      return filters.install({
-        type: 'logs',
-        criteria: { addresses: filter.addresses, topics: filter.topics },
-        fromBlock: filter.fromBlock,
-        toBlock: filter.toBlock,
-        cursor: view.head.number,
-        lastPoll: Date.now(),
-      })
+      return filters.install(
+        { type: 'logs', criteria: { addresses: filter.addresses, topics: filter.topics }, fromBlock: filter.fromBlock, toBlock: filter.toBlock },
+        view.head.number,
+      )
     },
     eth_newBlockFilter: (params) => {
       p.expectParams(params, 0, 0)
-      return filters.install({ type: 'blocks', cursor: view.head.number, lastPoll: Date.now() })
+      return filters.install({ type: 'blocks' }, view.head.number)
     },
     eth_newPendingTransactionFilter: (params) => {
       p.expectParams(params, 0, 1)
-      return filters.install({ type: 'pendingTransactions', hashes: [], lastPoll: Date.now() })
+      return filters.install({ type: 'pendingTransactions' }, view.head.number)
     },
     eth_uninstallFilter: (params) => {
       p.expectParams(params, 1, 1)
@@ -129,45 +125,42 @@ export function logMethods(deps: MethodDeps): Record<string, MethodHandler> {
     },
     eth_getFilterChanges: async (params) => {
       p.expectParams(params, 1, 1)
-      const filter = filters.poll(filterId(params[0]))
-      if (filter === undefined) throw notFound()
-      return changes(filter)
+      const id = filterId(params[0])
+      // the head before the poll: the cursor never passes a block this node cannot read yet
+      const polled = await filters.poll(id, view.head.number)
+      if (polled === undefined) throw notFound()
+      return changes(polled)
     },
     eth_getFilterLogs: async (params) => {
       p.expectParams(params, 1, 1)
-      const filter = filters.poll(filterId(params[0]))
-      if (filter === undefined || filter.type !== 'logs') throw notFound()
-      return getLogs({ addresses: filter.criteria.addresses, topics: filter.criteria.topics, fromBlock: filter.fromBlock, toBlock: filter.toBlock })
+      const spec = await filters.spec(filterId(params[0]))
+      if (spec === undefined || spec.type !== 'logs') throw notFound()
+      return getLogs({ addresses: spec.criteria.addresses, topics: spec.criteria.topics, fromBlock: spec.fromBlock, toBlock: spec.toBlock })
     },
   }
 
-  async function changes(filter: Filter): Promise<unknown[] | RawJson> {
-    const head = view.head.number
-    switch (filter.type) {
-      case 'pendingTransactions': {
-        const hashes = filter.hashes
-        filter.hashes = []
-        return hashes
-      }
+  async function changes(polled: FilterChanges): Promise<unknown[] | RawJson> {
+    switch (polled.type) {
+      case 'pendingTransactions':
+        return polled.hashes
       case 'blocks': {
         const out: string[] = []
-        for (let n = filter.cursor + 1n; n <= head; n++) {
+        for (let n = polled.after + 1n; n <= polled.upTo; n++) {
           const block = await view.blockByNumber(n)
           if (block !== undefined) out.push(block.hash)
         }
-        filter.cursor = head
         return out
       }
       case 'logs': {
-        if (head <= filter.cursor) return EMPTY
-        let from = filter.cursor + 1n
-        const lower = filter.fromBlock?.kind === 'number' ? filter.fromBlock.number : undefined
-        const upper = filter.toBlock?.kind === 'number' ? filter.toBlock.number : head
+        const { spec, after, upTo } = polled
+        if (upTo <= after) return EMPTY
+        let from = after + 1n
+        const lower = spec.fromBlock?.kind === 'number' ? spec.fromBlock.number : undefined
+        const upper = spec.toBlock?.kind === 'number' ? spec.toBlock.number : upTo
         if (lower !== undefined && lower > from) from = lower
-        const to = upper < head ? upper : head
-        filter.cursor = head
+        const to = upper < upTo ? upper : upTo
         if (from > to) return EMPTY
-        return logsInRange(filter.criteria, from, to)
+        return logsInRange(spec.criteria, from, to)
       }
     }
   }
