@@ -3,7 +3,9 @@
 // at once (as many clients polling one node), each poll finding one new block (the cursor moves: the
 // script's write path); and pending-transaction filters each finding 10 new hashes. CPU = this process's
 // user + system time (Redis's own CPU is not counted). The JSON answer and the block reads are the same
-// for both stores and not part of this figure.
+// for both stores and not part of this figure. "changes" counts what the polls handed out: hashes
+// appended while other polls are in flight reach those filters on their next poll, so the last round
+// leaves some behind.
 // node bench/micro/filters.js [--polls N]
 
 import { startRedis } from '../../test/helpers/redis.js'
