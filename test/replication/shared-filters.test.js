@@ -6,15 +6,17 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { ContractFactory, Contract, JsonRpcProvider, NonceManager, Wallet } from 'ethers'
 import { ethers as ethers5 } from 'ethers5'
+import { createPublicClient, http } from 'viem'
 import { RedisFilterStore } from '../../dist/shared/redis-filters.js'
 import { compile } from '../helpers/contracts.js'
 import { startHaproxy } from '../helpers/haproxy.js'
 import { startNats } from '../helpers/nats.js'
 import { CHAIN_ID, DEV_ADDRESSES, DEV_KEYS } from '../helpers/node.js'
-import { scrape, value } from '../helpers/prom.js'
+import { scrape, total, value } from '../helpers/prom.js'
 import { startRedis } from '../helpers/redis.js'
 import { startProducer, startReplica, waitForHead, writeGenesis } from '../helpers/replication.js'
 import { rpc, rpcResult, sleep, withTimeout } from '../helpers/rpc.js'
+import { keelChain } from '../helpers/viem.js'
 
 const { Token } = compile()
 
@@ -67,6 +69,15 @@ async function blockHashes(from, to) {
   const hashes = []
   for (let n = from; n <= to; n++) hashes.push((await rpcResult(producer.url, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false])).hash)
   return hashes
+}
+
+/** eth_newFilter calls on all nodes, and eth_getFilterChanges calls answered per node. */
+async function filterCalls() {
+  const scrapes = await Promise.all(nodes.map((node) => scrape(node.metricsUrl)))
+  return {
+    made: scrapes.reduce((sum, m) => sum + total(m, 'keel_rpc_requests_total', { method: 'eth_newFilter', outcome: 'ok' }), 0),
+    changes: scrapes.map((m) => total(m, 'keel_rpc_requests_total', { method: 'eth_getFilterChanges', outcome: 'ok' })),
+  }
 }
 
 const logKey = (log) => `${BigInt(log.blockNumber)}:${BigInt(log.logIndex)}:${log.transactionHash}`
@@ -183,6 +194,37 @@ test('ethers v5 over HTTP through a round-robin HAProxy: every block and every p
   } finally {
     v5.removeAllListeners()
     v5.polling = false
+  }
+})
+
+test('viem watchContractEvent and ethers v6 contract.on over HTTP through the load balancer: every Transfer once (eth_newFilter polled through any node)', async () => {
+  await settled()
+  const polledBefore = await filterCalls()
+  const viemLogs = []
+  const client = createPublicClient({ chain: keelChain(lb.url), transport: http(lb.url), pollingInterval: 100 })
+  const unwatch = client.watchContractEvent({ address: token, abi: Token.abi, eventName: 'Transfer', onLogs: (logs) => viemLogs.push(...logs) })
+  const v6 = new JsonRpcProvider(lb.url, CHAIN_ID, { staticNetwork: true, pollingInterval: 100 })
+  const ethersLogs = []
+  const watched = new Contract(token, Token.abi, v6)
+  await watched.on('Transfer', (...args) => ethersLogs.push(args.at(-1).log))
+  try {
+    // both filters installed before the first transfer
+    await sleep(1000)
+    const receipts = await transfers(6)
+    const sent = receipts.map((r) => r.hash)
+    const deadline = Date.now() + 15_000
+    while ((viemLogs.length < sent.length || ethersLogs.length < sent.length) && Date.now() < deadline) await sleep(50)
+    await sleep(500)
+    assert.deepEqual(viemLogs.map((l) => l.transactionHash), sent, 'viem: each Transfer once, in order')
+    assert.deepEqual(ethersLogs.map((l) => l.transactionHash), sent, 'ethers: each Transfer once, in order')
+    // they did poll filters, and through every node
+    const polled = await filterCalls()
+    assert.ok(polled.made - polledBefore.made >= 2, `eth_newFilter calls: ${polled.made - polledBefore.made}`)
+    for (let i = 0; i < nodes.length; i++) assert.ok(polled.changes[i] > polledBefore.changes[i], `eth_getFilterChanges answered by node ${i}`)
+  } finally {
+    unwatch()
+    await watched.removeAllListeners()
+    v6.destroy()
   }
 })
 
