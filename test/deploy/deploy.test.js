@@ -279,6 +279,36 @@ test('Kubernetes: a replica Deployment (readiness on /ready, --replica --stream-
   assert.ok(pdbs[0].spec.maxUnavailable === 1 || pdbs[0].spec.minAvailable < hpa.spec.minReplicas)
 })
 
+test('Kubernetes: every Keel pod shares one Redis (rate limits, polling filters) that keeps no data, and falls back strict at any scale', () => {
+  const keelPods = [k8sNamed('StatefulSet', 'keel'), k8sNamed('Deployment', 'keel-replica')]
+  const hpa = k8sNamed('HorizontalPodAutoscaler', 'keel-replica')
+  const urls = new Set()
+  for (const w of keelPods) {
+    const [container] = w.spec.template.spec.containers
+    const config = keelStart(container.args, envOfContainer(container))
+    assert.ok(config.redisUrl, `${w.metadata.name} has --redis-url`)
+    urls.add(config.redisUrl)
+    const url = new URL(config.redisUrl)
+    assert.equal(url.protocol, 'redis:')
+    const service = k8sService(url.hostname)
+    assert.ok(service.spec.ports.some((p) => p.port === Number(url.port)))
+    assert.deepEqual(namesOf(podsOf(service.spec.selector)), ['redis'])
+    // while Redis is down each pod admits rate / N: N at least every pod keel-rpc may have
+    assert.ok(config.rateLimitNodes >= 1 + hpa.spec.maxReplicas, `${w.metadata.name}: --rate-limit-nodes ${config.rateLimitNodes}`)
+  }
+  assert.equal(urls.size, 1, 'one Redis for all')
+  const redis = k8sNamed('Deployment', 'redis')
+  assert.equal(redis.spec.replicas, 1)
+  const [container] = redis.spec.template.spec.containers
+  assert.match(container.image, /^redis:7\./)
+  const args = container.args.join(' ')
+  assert.match(args, /--save ""? ?--appendonly no|--save\s+--appendonly no/, 'no persistence')
+  assert.equal(container.args[container.args.indexOf('--appendonly') + 1], 'no')
+  assert.equal(container.args[container.args.indexOf('--save') + 1], '')
+  assert.equal(redis.spec.template.spec.securityContext.runAsNonRoot, true)
+  assert.ok(container.readinessProbe && container.resources.limits.memory)
+})
+
 /** A Kubernetes quantity or a NATS size (256Mi, 100Gi, 50G) in bytes. */
 function bytesOf(quantity) {
   const [, n, unit = ''] = /^(\d+)([KMGT]i?)?B?$/i.exec(quantity)
@@ -471,6 +501,17 @@ test('compose (replicas): a producer, two replicas with volumes of their own, NA
     // HAProxy's forwarded address is believed; the producer does not rate-limit a replica's forwarded writes
     assert.equal(config.trustedProxies, `${ipOf(haproxy)}/32`)
     assert.ok(producer.rateLimitAllowList.split(',').includes(`${ipOf(service)}=0`), `${name} is not rate-limited by the producer`)
+  }
+  // one Redis for every node, without persistence; the fallback limit divides by the nodes that take traffic
+  const { redis } = compose.services
+  assert.match(redis.image, /^redis:7\./)
+  assert.equal(redis.command[redis.command.indexOf('--save') + 1], '')
+  assert.equal(redis.command[redis.command.indexOf('--appendonly') + 1], 'no')
+  for (const name of ['keel', ...replicas]) {
+    const config = keelStart(compose.services[name].command, compose.services[name].environment)
+    assert.equal(config.redisUrl, 'redis://redis:6379', `${name} shares the Redis`)
+    assert.equal(config.rateLimitNodes, replicas.length, `${name}: the replicas take the traffic`)
+    assert.ok((compose.services[name].depends_on ?? []).includes('redis'))
   }
   assert.equal(producer.trustedProxies, `${ipOf(haproxy)}/32`)
   // HAProxy: the entry point, with the replicas' config
