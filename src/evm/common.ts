@@ -25,8 +25,17 @@ export function createChainCommon(genesis: GethGenesis, customCrypto: CustomCryp
   common.setHardforkBy({ blockNumber: 0n, timestamp: BigInt(normalised.timestamp) })
   primeCommonParams(common, vmParams === undefined ? [paramsTx, paramsBlock] : [paramsTx, paramsBlock, vmParams])
   memoizeEipLookups()
-  if (!common.gteHardfork(Hardfork.London)) {
-    throw new Error('genesis config: Keel needs London (EIP-1559) active from block 0 (set londonBlock: 0)')
-  }
   return common
+}
+
+/**
+ * Keel seals blocks under London's fee rules only (its pool, fee oracle and builder price by base fee): a
+ * chain whose next block is before London can be imported and served (--no-seal), not extended.
+ */
+export function assertSealable(common: Common, next: { number: bigint; timestamp: bigint }): void {
+  const c = common.copy()
+  c.setHardforkBy({ blockNumber: next.number, timestamp: next.timestamp })
+  if (!c.gteHardfork(Hardfork.London)) {
+    throw new Error(`genesis config: block ${next.number} is before London (config.londonBlock ${String(c.hardforkBlock(Hardfork.London) ?? 'unset')}); Keel seals blocks under London's rules only: set londonBlock: 0, or serve the chain with --no-seal`)
+  }
 }
