@@ -22,6 +22,7 @@ export function createChainCommon(genesis: GethGenesis, customCrypto: CustomCryp
     extraData: genesis.extraData ?? '0x',
   }
   const common = createCommonFromGethGenesis(normalised as never, { chain: 'keel', customCrypto })
+  completeBpoParams(common, genesis)
   common.setHardforkBy({ blockNumber: 0n, timestamp: BigInt(normalised.timestamp) })
   primeCommonParams(common, vmParams === undefined ? [paramsTx, paramsBlock] : [paramsTx, paramsBlock, vmParams])
   memoizeEipLookups()
@@ -37,5 +38,21 @@ export function assertSealable(common: Common, next: { number: bigint; timestamp
   c.setHardforkBy({ blockNumber: next.number, timestamp: next.timestamp })
   if (!c.gteHardfork(Hardfork.London)) {
     throw new Error(`genesis config: block ${next.number} is before London (config.londonBlock ${String(c.hardforkBlock(Hardfork.London) ?? 'unset')}); Keel seals blocks under London's rules only: set londonBlock: 0, or serve the chain with --no-seal`)
+  }
+}
+
+/**
+ * @ethereumjs 10.1.3 turns a geth blobSchedule entry into targetBlobGasPerBlock/maxBlobGasPerBlock
+ * parameters, which replace a BPO fork's own `target` and `max` (what getBlobGasSchedule reads from
+ * BPO1 on): a BPO fork from a genesis file would have no blob limits. Put them back from the entry.
+ */
+function completeBpoParams(common: Common, genesis: GethGenesis): void {
+  const schedule = genesis.config.blobSchedule as Record<string, { target: number; max: number }> | undefined
+  if (schedule === undefined) return
+  for (const [name, changes] of (common as unknown as { HARDFORK_CHANGES: [string, unknown][] }).HARDFORK_CHANGES) {
+    const entry = schedule[name]
+    if (!name.startsWith('bpo') || entry === undefined) continue
+    const hf = changes as { params?: Record<string, unknown> }
+    hf.params = { ...hf.params, target: entry.target, max: entry.max }
   }
 }

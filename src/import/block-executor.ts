@@ -1,0 +1,183 @@
+// Runs a block that came from elsewhere on the state of its parent, under the fork rules of its own number
+// and time, and checks it against its header field by field: what `keel import` does with every block of
+// a chain file. The state's writes are held back (the trie DB's capture) and handed out with the block's
+// other keys, so that the block and its state reach the database in one batch, as a sealed block does.
+//
+// Proof-of-work blocks are not checked for their seal (as `geth import` with a fake ethash): the chain
+// file is trusted to be the chain, the execution is not. The block and uncle rewards are paid (runBlock).
+
+import { createBlockFromRLP } from '@ethereumjs/block'
+import type { Block, BlockHeader } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import type { EVMMockBlockchainInterface } from '@ethereumjs/evm'
+import { createMPT } from '@ethereumjs/mpt'
+import { RLP } from '@ethereumjs/rlp'
+import { Caches, CacheType } from '@ethereumjs/statemanager'
+import { isBlob4844Tx } from '@ethereumjs/tx'
+import { bytesToHex, equalsBytes, KECCAK256_RLP, ValueEncoding } from '@ethereumjs/util'
+import { createVM, runBlock } from '@ethereumjs/vm'
+import type { VM } from '@ethereumjs/vm'
+import type { ChainLevel } from '../chain/store/level.js'
+import type { LevelOp } from '../chain/store/state-db.js'
+import { createNodeCache, WritableTrieDB } from '../chain/store/state-db.js'
+import { encodeBody } from '../chain/body.js'
+import { encodeReceipts } from '../chain/receipts.js'
+import type { ReceiptRecord, StoredLog } from '../chain/receipts.js'
+import type { BlockRecord } from '../chain/block-record.js'
+import { FixedMerkleStateManager } from '../evm/state-manager.js'
+import { ImportError } from './import-error.js'
+
+/** Trie nodes kept decoded between blocks, and the state manager's caches (entries). */
+const NODE_CACHE = 100_000
+const STATE_CACHE = 100_000
+
+export interface ExecutedBlock {
+  record: BlockRecord
+  /** the block's trie writes (nodes and code), with the table prefix */
+  trieOps: LevelOp[]
+  gasUsed: bigint
+  txCount: number
+}
+
+const hex = (v: Uint8Array | bigint | undefined): string => (v === undefined ? 'none' : typeof v === 'bigint' ? v.toString() : bytesToHex(v))
+
+export class BlockExecutor {
+  private constructor(
+    private readonly common: Common,
+    private readonly trieDb: WritableTrieDB,
+    private readonly vm: VM,
+  ) {}
+
+  static async open(level: ChainLevel, common: Common, blockchain: EVMMockBlockchainInterface, headStateRoot: Uint8Array): Promise<BlockExecutor> {
+    // the producer's trie layout (producer.ts open): hashed keys, storage tries prefixed by account
+    const trieDb = new WritableTrieDB(level, createNodeCache(NODE_CACHE))
+    const trie = await createMPT({ db: trieDb, useKeyHashing: true, common, valueEncoding: ValueEncoding.Bytes })
+    const caches = new Caches({
+      account: { type: CacheType.ORDERED_MAP, size: STATE_CACHE },
+      storage: { type: CacheType.ORDERED_MAP, size: STATE_CACHE },
+      code: { type: CacheType.ORDERED_MAP, size: STATE_CACHE },
+    })
+    const sm = new FixedMerkleStateManager({ trie, common, prefixStorageTrieKeys: true, caches })
+    await sm.setStateRoot(headStateRoot)
+    const vm = await createVM({ common: common.copy(), stateManager: sm, blockchain, setHardfork: true })
+    return new BlockExecutor(common, trieDb, vm)
+  }
+
+  /** Decodes a block with the fork rules of its number and time. */
+  decode(rlp: Uint8Array, at: string): Block {
+    try {
+      return createBlockFromRLP(rlp, { common: this.common, setHardfork: true })
+    } catch (err) {
+      throw new ImportError(`${at}: not a valid block: ${(err as Error).message}`)
+    }
+  }
+
+  /**
+   * Executes `block` on `parent`'s state (the state the executor last left, which the caller has checked
+   * is the parent's) and returns its database keys; throws an ImportError naming the first field of the
+   * header that execution does not give, with nothing written.
+   */
+  async execute(block: Block, parent: BlockHeader): Promise<ExecutedBlock> {
+    const header = block.header
+    const at = `block ${header.number} (${bytesToHex(block.hash())})`
+    const mismatch = (field: string, expected: Uint8Array | bigint | undefined, got: Uint8Array | bigint | undefined): never => {
+      throw new ImportError(`${at}: ${field} mismatch: the header says ${hex(expected)}, executing the block gives ${hex(got)}`, header.number)
+    }
+    const c = block.common
+    // what the block's contents alone decide
+    const txRoot = block.transactions.length === 0 ? KECCAK256_RLP : await block.genTxTrie()
+    if (!equalsBytes(txRoot, header.transactionsTrie)) mismatch('transactionsRoot', header.transactionsTrie, txRoot)
+    if (!block.uncleHashIsValid()) mismatch('sha3Uncles', header.uncleHash, c.customCrypto.keccak256!(RLP.encode(block.uncleHeaders.map((u) => u.raw()))))
+    if (c.isActivatedEIP(4895) && !(await block.withdrawalsTrieIsValid())) mismatch('withdrawalsRoot', header.withdrawalsRoot, undefined)
+    if (header.gasUsed > header.gasLimit) mismatch('gasUsed', header.gasLimit, header.gasUsed)
+    if (c.isActivatedEIP(1559)) {
+      const expected = parent.common.isActivatedEIP(1559) ? parent.calcNextBaseFee() : c.param('initialBaseFee')
+      if (header.baseFeePerGas !== expected) mismatch('baseFeePerGas', header.baseFeePerGas, expected)
+    }
+    if (c.isActivatedEIP(4844)) {
+      const perBlob = c.param('blobGasPerBlob')
+      let blobGas = 0n
+      for (const tx of block.transactions) if (isBlob4844Tx(tx)) blobGas += BigInt(tx.blobVersionedHashes.length) * perBlob
+      if (header.blobGasUsed !== blobGas) mismatch('blobGasUsed', header.blobGasUsed, blobGas)
+      const excess = parent.common.isActivatedEIP(4844) ? parent.calcNextExcessBlobGas(c) : 0n
+      if (header.excessBlobGas !== excess) mismatch('excessBlobGas', header.excessBlobGas, excess)
+    }
+    const senders: Uint8Array[] = []
+    for (let i = 0; i < block.transactions.length; i++) {
+      try {
+        senders.push(block.transactions[i].getSenderAddress().bytes)
+      } catch (err) {
+        throw new ImportError(`${at}: transaction ${i} has no valid signature: ${(err as Error).message}`, header.number)
+      }
+    }
+
+    this.trieDb.capture()
+    let result
+    try {
+      result = await runBlock(this.vm, {
+        block,
+        generate: true,
+        // the header's own fields are checked above and below, the seal is not (see the top of the file)
+        skipBlockValidation: true,
+        skipHeaderValidation: true,
+        skipHardForkValidation: true,
+        setHardfork: true,
+        clearCache: false,
+      })
+    } catch (err) {
+      this.trieDb.discard()
+      throw new ImportError(`${at}: does not execute: ${(err as Error).message}`, header.number)
+    }
+    try {
+      if (!equalsBytes(result.stateRoot, header.stateRoot)) mismatch('stateRoot', header.stateRoot, result.stateRoot)
+      if (!equalsBytes(result.receiptsRoot, header.receiptTrie)) mismatch('receiptsRoot', header.receiptTrie, result.receiptsRoot)
+      if (!equalsBytes(result.logsBloom, header.logsBloom)) mismatch('logsBloom', header.logsBloom, result.logsBloom)
+      if (result.gasUsed !== header.gasUsed) mismatch('gasUsed', header.gasUsed, result.gasUsed)
+      if (c.isActivatedEIP(7685) && (result.requestsHash === undefined || header.requestsHash === undefined || !equalsBytes(result.requestsHash, header.requestsHash))) {
+        mismatch('requestsHash', header.requestsHash, result.requestsHash)
+      }
+    } catch (err) {
+      // the state moved on in the VM: back to the parent's, so that the executor can be closed or reused
+      this.trieDb.discard()
+      await this.vm.stateManager.setStateRoot(parent.stateRoot, true)
+      throw err
+    }
+    const receipts: ReceiptRecord[] = result.receipts.map((r) => {
+      const withStatus = r as { status?: 0 | 1; stateRoot?: Uint8Array }
+      return {
+        status: withStatus.status ?? 1,
+        ...(withStatus.stateRoot !== undefined ? { root: withStatus.stateRoot } : {}),
+        cumulativeGasUsed: r.cumulativeBlockGasUsed,
+        logs: r.logs as StoredLog[],
+      }
+    })
+    const { ops } = this.trieDb.takeCaptured()
+    const txHashes = block.transactions.map((tx) => tx.hash())
+    const bodyRlp = encodeBody(
+      block.transactions.map((tx) => tx.serialize()),
+      senders,
+      { uncles: block.uncleHeaders.map((u) => u.serialize()), withdrawals: (block.withdrawals ?? []).map((w) => w.raw() as Uint8Array[]) },
+    )
+    return {
+      record: {
+        number: header.number,
+        hash: block.hash(),
+        headerRlp: header.serialize(),
+        bodyRlp,
+        receiptsRlp: encodeReceipts(receipts),
+        txHashes,
+        receipts,
+        logsBloom: header.logsBloom,
+      },
+      trieOps: ops,
+      gasUsed: header.gasUsed,
+      txCount: block.transactions.length,
+    }
+  }
+
+  /** After the block's batch is on disk: its trie nodes join the node cache. */
+  written(): void {
+    this.trieDb.release()
+  }
+
+}
