@@ -81,7 +81,9 @@ export function formatReceipt(args: ReceiptArgs): Json {
   out.logs = logs
   out.logsBloom =
     args.logsBloom === undefined && receipt.logs.length === 0 ? EMPTY_BLOOM_HEX : bytesToHex(args.logsBloom ?? receiptBloom(receipt.logs, args.common))
-  out.status = quantity(receipt.status)
+  // before Byzantium (EIP-658) a receipt has the state root after its transaction, and no status
+  if (receipt.root !== undefined) out.root = bytesToHex(receipt.root)
+  else out.status = quantity(receipt.status)
   out.to = tx.to.length === 0 ? null : bytesToHex(tx.to)
   out.transactionHash = transactionHash
   out.transactionIndex = quantity(args.index)

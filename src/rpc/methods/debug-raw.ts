@@ -73,7 +73,7 @@ function rawReceipts(block: BlockRecord): string[] {
   return receipts.map((receipt, i) => {
     const raw = block.rawTx(i)
     const payload = RLP.encode([
-      receipt.status === 1 ? SUCCESS : FAILURE,
+      receipt.root ?? (receipt.status === 1 ? SUCCESS : FAILURE),
       bigIntToUnpaddedBytes(receipt.cumulativeGasUsed),
       receiptBloom(receipt.logs, block.header.common),
       receipt.logs as Input,
