@@ -4,11 +4,6 @@
 const notServed = 'testing_buildBlockV1 (a block built on request, for tests) is not served: Keel answers -32601'
 
 export const KNOWN = {
-  'debug_getRawBlock/get-block-n': 'TODO',
-  'eth_getBlockByNumber/get-block-shanghai-fork': 'TODO',
-  'eth_getProof/get-account-proof-with-storage': 'TODO',
-  'eth_getTransactionReceipt/get-blob-tx': 'TODO',
-  'eth_getTransactionReceipt/get-setcode-tx': 'TODO',
   'eth_sendRawTransaction/send-blob-tx': 'TODO',
   'eth_simulateV1/ethSimulate-blobs': 'TODO',
   'eth_simulateV1/ethSimulate-empty-with-block-num-set-firstblock': 'TODO',

@@ -3,7 +3,7 @@
 // eth_getStorageValues, eth_getProof.
 
 import { getMerkleStateProof } from '@ethereumjs/statemanager'
-import { Address, setLengthLeft } from '@ethereumjs/util'
+import { Address, bytesToBigInt, setLengthLeft } from '@ethereumjs/util'
 import { ethConfig } from '../../chain/fork-config.js'
 import type { StateReader } from '../../exec/state-reader.js'
 import { RawJson } from '../context.js'
@@ -164,7 +164,10 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
         storageHash: proof.storageHash,
         // an account that does not exist has no storage trie to prove against: geth still answers every
         // key asked for, with value 0 and an empty proof
-        storageProof: (params[1] as string[]).map((key, i) => {
+        storageProof: (params[1] as (string | null)[]).map((given, i) => {
+          // geth: a key given as 32 bytes comes back as given, a shorter one as a quantity
+          const digits = given === null ? '' : given.replace(/^0[xX]/, '')
+          const key = Math.ceil(digits.length / 2) === 32 ? bytesToHex(keys[i]) : quantity(bytesToBigInt(keys[i]))
           const sp = proof.storageProof[i]
           return sp === undefined ? { key, value: '0x0', proof: [] } : { key, value: proofValue(sp.value), proof: sp.proof }
         }),
