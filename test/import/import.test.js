@@ -10,8 +10,8 @@ import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { keelCli } from '../helpers/keel-cli.js'
 import { startNode } from '../helpers/node.js'
-import { rpcBatch, rpcResult } from '../helpers/rpc.js'
-import { HIVE_CHAIN, HIVE_GENESIS, hiveBlocks } from './hive-chain.js'
+import { rpcBatch, rpcResult, sleep } from '../helpers/rpc.js'
+import { HIVE, HIVE_CHAIN, HIVE_GENESIS, hiveBlocks } from './hive-chain.js'
 
 const blocks = hiveBlocks()
 const head = blocks[blocks.length - 1]
@@ -49,9 +49,16 @@ test('the hive chain imports with every block hash and state root of chain.rlp, 
     assert.equal(got.hash, b.hash, `block ${b.number} hash`)
     assert.equal(got.stateRoot, b.stateRoot, `block ${b.number} state root`)
   }
-  // --no-seal: a valid transaction is pooled, and no block is sealed for it
-  const status = await rpcResult(served.node.url, 'txpool_status')
-  assert.deepEqual(status, { pending: '0x0', queued: '0x0' })
+  // --no-seal: a valid transaction (the conformance suite's) is checked and pooled, and no block is sealed for it
+  const fixture = readFileSync(join(HIVE, 'eth_sendRawTransaction', 'send-dynamic-fee-transaction.io'), 'utf8').split('\n')
+  const request = JSON.parse(fixture.find((l) => l.startsWith('>> ')).slice(3))
+  const expected = JSON.parse(fixture.find((l) => l.startsWith('<< ')).slice(3))
+  assert.equal(await rpcResult(served.node.url, 'eth_sendRawTransaction', request.params), expected.result)
+  const pool = await rpcResult(served.node.url, 'txpool_status')
+  assert.equal(BigInt(pool.pending) + BigInt(pool.queued), 1n)
+  await sleep(2_500)
+  assert.equal(BigInt(await rpcResult(served.node.url, 'eth_blockNumber')), head.number)
+  assert.equal(await rpcResult(served.node.url, 'eth_getTransactionReceipt', [expected.result]), null)
   await served.node.stop()
 
   // export: blocks 1.. are chain.rlp byte for byte; all of it (with block 0) imports into a fresh folder
