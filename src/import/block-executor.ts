@@ -1,21 +1,16 @@
-// Runs a block that came from elsewhere on the state of its parent, under the fork rules of its own number
-// and time, and checks it against its header field by field: what `keel import` does with every block of
-// a chain file. The state's writes are held back (the trie DB's capture) and handed out with the block's
-// other keys, so that the block and its state reach the database in one batch, as a sealed block does.
-//
-// Proof-of-work blocks are not checked for their seal (as `geth import` with a fake ethash): the chain
-// file is trusted to be the chain, the execution is not. The block and uncle rewards are paid (runBlock).
+// `keel import`'s execution of each block of a chain file on its parent's state, checked against its
+// header (chain/block-check.ts). The state's writes are held back (the trie DB's capture) and handed out
+// with the block's other keys, so that the block and its state reach the database in one batch, as a
+// sealed block does.
 
 import { createBlockFromRLP } from '@ethereumjs/block'
 import type { Block, BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm'
 import { createMPT } from '@ethereumjs/mpt'
-import { RLP } from '@ethereumjs/rlp'
 import { Caches, CacheType } from '@ethereumjs/statemanager'
-import { isBlob4844Tx } from '@ethereumjs/tx'
-import { bytesToHex, equalsBytes, KECCAK256_RLP, ValueEncoding } from '@ethereumjs/util'
-import { createVM, runBlock } from '@ethereumjs/vm'
+import { bytesToHex, ValueEncoding } from '@ethereumjs/util'
+import { createVM } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
 import type { ChainLevel } from '../chain/store/level.js'
 import type { LevelOp } from '../chain/store/state-db.js'
@@ -25,6 +20,7 @@ import { encodeReceipts } from '../chain/receipts.js'
 import type { ReceiptRecord, StoredLog } from '../chain/receipts.js'
 import type { BlockRecord } from '../chain/block-record.js'
 import { FixedMerkleStateManager } from '../evm/state-manager.js'
+import { BlockMismatch, runCheckedBlock } from '../chain/block-check.js'
 import { ImportError } from './import-error.js'
 
 /** Trie nodes kept decoded between blocks, and the state manager's caches (entries). */
@@ -38,8 +34,6 @@ export interface ExecutedBlock {
   gasUsed: bigint
   txCount: number
 }
-
-const hex = (v: Uint8Array | bigint | undefined): string => (v === undefined ? 'none' : typeof v === 'bigint' ? v.toString() : bytesToHex(v))
 
 export class BlockExecutor {
   private constructor(
@@ -80,28 +74,6 @@ export class BlockExecutor {
   async execute(block: Block, parent: BlockHeader): Promise<ExecutedBlock> {
     const header = block.header
     const at = `block ${header.number} (${bytesToHex(block.hash())})`
-    const mismatch = (field: string, expected: Uint8Array | bigint | undefined, got: Uint8Array | bigint | undefined): never => {
-      throw new ImportError(`${at}: ${field} mismatch: the header says ${hex(expected)}, executing the block gives ${hex(got)}`, header.number)
-    }
-    const c = block.common
-    // what the block's contents alone decide
-    const txRoot = block.transactions.length === 0 ? KECCAK256_RLP : await block.genTxTrie()
-    if (!equalsBytes(txRoot, header.transactionsTrie)) mismatch('transactionsRoot', header.transactionsTrie, txRoot)
-    if (!block.uncleHashIsValid()) mismatch('sha3Uncles', header.uncleHash, c.customCrypto.keccak256!(RLP.encode(block.uncleHeaders.map((u) => u.raw()))))
-    if (c.isActivatedEIP(4895) && !(await block.withdrawalsTrieIsValid())) mismatch('withdrawalsRoot', header.withdrawalsRoot, undefined)
-    if (header.gasUsed > header.gasLimit) mismatch('gasUsed', header.gasLimit, header.gasUsed)
-    if (c.isActivatedEIP(1559)) {
-      const expected = parent.common.isActivatedEIP(1559) ? parent.calcNextBaseFee() : c.param('initialBaseFee')
-      if (header.baseFeePerGas !== expected) mismatch('baseFeePerGas', header.baseFeePerGas, expected)
-    }
-    if (c.isActivatedEIP(4844)) {
-      const perBlob = c.param('blobGasPerBlob')
-      let blobGas = 0n
-      for (const tx of block.transactions) if (isBlob4844Tx(tx)) blobGas += BigInt(tx.blobVersionedHashes.length) * perBlob
-      if (header.blobGasUsed !== blobGas) mismatch('blobGasUsed', header.blobGasUsed, blobGas)
-      const excess = parent.common.isActivatedEIP(4844) ? parent.calcNextExcessBlobGas(c) : 0n
-      if (header.excessBlobGas !== excess) mismatch('excessBlobGas', header.excessBlobGas, excess)
-    }
     const senders: Uint8Array[] = []
     for (let i = 0; i < block.transactions.length; i++) {
       try {
@@ -114,32 +86,12 @@ export class BlockExecutor {
     this.trieDb.capture()
     let result
     try {
-      result = await runBlock(this.vm, {
-        block,
-        generate: true,
-        // the header's own fields are checked above and below, the seal is not (see the top of the file)
-        skipBlockValidation: true,
-        skipHeaderValidation: true,
-        skipHardForkValidation: true,
-        setHardfork: true,
-        clearCache: false,
-      })
-    } catch (err) {
-      this.trieDb.discard()
-      throw new ImportError(`${at}: does not execute: ${(err as Error).message}`, header.number)
-    }
-    try {
-      if (!equalsBytes(result.stateRoot, header.stateRoot)) mismatch('stateRoot', header.stateRoot, result.stateRoot)
-      if (!equalsBytes(result.receiptsRoot, header.receiptTrie)) mismatch('receiptsRoot', header.receiptTrie, result.receiptsRoot)
-      if (!equalsBytes(result.logsBloom, header.logsBloom)) mismatch('logsBloom', header.logsBloom, result.logsBloom)
-      if (result.gasUsed !== header.gasUsed) mismatch('gasUsed', header.gasUsed, result.gasUsed)
-      if (c.isActivatedEIP(7685) && (result.requestsHash === undefined || header.requestsHash === undefined || !equalsBytes(result.requestsHash, header.requestsHash))) {
-        mismatch('requestsHash', header.requestsHash, result.requestsHash)
-      }
+      result = await runCheckedBlock(this.vm, block, parent)
     } catch (err) {
       // the state moved on in the VM: back to the parent's, so that the executor can be closed or reused
       this.trieDb.discard()
       await this.vm.stateManager.setStateRoot(parent.stateRoot, true)
+      if (err instanceof BlockMismatch) throw new ImportError(err.message, err.number)
       throw err
     }
     const receipts: ReceiptRecord[] = result.receipts.map((r) => {
