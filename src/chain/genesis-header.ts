@@ -8,6 +8,14 @@ import type { Common } from '@ethereumjs/common'
 import { Address, hexToBytes } from '@ethereumjs/util'
 import type { GethGenesis } from '../evm/geth-genesis.js'
 
+/** geth's params.GenesisDifficulty: an ethash genesis that names no difficulty (and no mixHash) has it. */
+const GENESIS_DIFFICULTY = 131_072n
+
+function defaultDifficulty(genesis: GethGenesis): bigint {
+  const zeroMix = genesis.mixHash === undefined || /^0x0*$/.test(genesis.mixHash)
+  return genesis.config.ethash !== undefined && genesis.config.ethash !== null && zeroMix ? GENESIS_DIFFICULTY : 0n
+}
+
 /** geth's params.InitialBaseFee: the base fee of a London genesis that names none. */
 const INITIAL_BASE_FEE = 1_000_000_000n
 
@@ -26,7 +34,7 @@ export function genesisHeader(genesis: GethGenesis, common: Common, stateRoot: U
       coinbase: genesis.coinbase ? new Address(hexToBytes(genesis.coinbase as `0x${string}`)) : undefined,
       mixHash: genesis.mixHash ? hexToBytes(genesis.mixHash as `0x${string}`) : undefined,
       nonce: hexToBytes(`0x${big(genesis.nonce).toString(16).padStart(16, '0')}`),
-      difficulty: big(genesis.difficulty),
+      difficulty: genesis.difficulty !== undefined ? BigInt(genesis.difficulty) : defaultDifficulty(genesis),
       gasUsed: big(genesis.gasUsed),
       excessBlobGas: withBlobs ? big(genesis.excessBlobGas) : undefined,
       blobGasUsed: withBlobs ? big(genesis.blobGasUsed) : undefined,

@@ -4,7 +4,7 @@
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { validateGenesis } from '../../dist/chain/genesis.js'
@@ -58,4 +58,17 @@ test('impossible values in a geth genesis config are refused, naming the field',
   refuse((g) => { g.coinbase = 'nobody' }, '"coinbase" must be a 0x-prefixed 20-byte address')
   refuse((g) => { g.number = '0x5' }, '"number" must be 0: a genesis is block 0')
   refuse((g) => { g.nonce = '0x10000000000000000' }, '"nonce" must fit in 8 bytes')
+})
+
+test('an ethash genesis without difficulty gets geth\'s 0x20000: the hive genesis without it hashes the same', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'keel-geth-genesis-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const g = hive()
+  assert.equal(g.difficulty, '0x20000')
+  delete g.difficulty
+  const file = join(dir, 'genesis.json')
+  writeFileSync(file, JSON.stringify(g))
+  const out = await keelCli(['init', '--genesis', file, '--data-dir', join(dir, 'data')])
+  assert.equal(out.code, 0, out.stderr)
+  assert.match(out.stdout, new RegExp(`genesis ${HIVE_GENESIS_HASH}`))
 })
