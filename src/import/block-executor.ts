@@ -19,7 +19,7 @@ import { encodeBody } from '../chain/body.js'
 import { encodeReceipts } from '../chain/receipts.js'
 import type { ReceiptRecord, StoredLog } from '../chain/receipts.js'
 import type { BlockRecord } from '../chain/block-record.js'
-import { FixedMerkleStateManager } from '../evm/state-manager.js'
+import { BulkFlushStateManager } from '../chain/store/bulk-flush-sm.js'
 import { BlockMismatch, runCheckedBlock } from '../chain/block-check.js'
 import { ImportError } from './import-error.js'
 
@@ -43,7 +43,9 @@ export class BlockExecutor {
   ) {}
 
   static async open(level: ChainLevel, common: Common, blockchain: EVMMockBlockchainInterface, headStateRoot: Uint8Array): Promise<BlockExecutor> {
-    // the producer's trie layout (producer.ts open): hashed keys, storage tries prefixed by account
+    // the producer's trie layout and state manager (producer.ts open): hashed keys, storage tries prefixed
+    // by account, a block's writes applied to the tries in bulk (a third less time than insert by insert
+    // on bench/macro/import.js --quick)
     const trieDb = new WritableTrieDB(level, createNodeCache(NODE_CACHE))
     const trie = await createMPT({ db: trieDb, useKeyHashing: true, common, valueEncoding: ValueEncoding.Bytes })
     const caches = new Caches({
@@ -51,7 +53,7 @@ export class BlockExecutor {
       storage: { type: CacheType.ORDERED_MAP, size: STATE_CACHE },
       code: { type: CacheType.ORDERED_MAP, size: STATE_CACHE },
     })
-    const sm = new FixedMerkleStateManager({ trie, common, prefixStorageTrieKeys: true, caches })
+    const sm = new BulkFlushStateManager({ trie, common, prefixStorageTrieKeys: true, caches })
     await sm.setStateRoot(headStateRoot)
     const vm = await createVM({ common: common.copy(), stateManager: sm, blockchain, setHardfork: true })
     return new BlockExecutor(common, trieDb, vm)
