@@ -67,7 +67,13 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
   )
 
   const head = producer.headHeader
-  if (!config.noSeal) assertSealable(producer.common, { number: head.number + 1n, timestamp: head.timestamp + 1n })
+  try {
+    if (!config.noSeal) assertSealable(producer.common, { number: head.number + 1n, timestamp: head.timestamp + 1n })
+  } catch (err) {
+    // a configuration the operator fixes: the reason alone, no stack
+    await level.close()
+    return post({ kind: 'fatal', message: (err as Error).message })
+  }
 
   let warmUp: ProducerWarmUp | undefined
   let shuttingDown = false

@@ -72,3 +72,12 @@ test('an ethash genesis without difficulty gets geth\'s 0x20000: the hive genesi
   assert.equal(out.code, 0, out.stderr)
   assert.match(out.stdout, new RegExp(`genesis ${HIVE_GENESIS_HASH}`))
 })
+
+test('keel start refuses to seal on a chain whose next block is before London, and says --no-seal serves it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'keel-geth-genesis-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const out = await keelCli(['start', '--genesis', join(HIVE, 'genesis.json'), '--data-dir', join(dir, 'data'), '--port', '0', '--metrics-port', '0'])
+  assert.equal(out.code, 1)
+  assert.match(out.stderr, /^keel: genesis config: block 1 is before London \(config\.londonBlock 27\); Keel seals blocks under London's rules only: set londonBlock: 0, or serve the chain with --no-seal$/m)
+  assert.doesNotMatch(out.stderr, /\n\s+at /, 'no stack trace')
+})
