@@ -56,6 +56,11 @@ export function checkGenesisConfig(config: Record<string, unknown>, fail: (what:
   if (config.terminalTotalDifficultyPassed !== undefined && typeof config.terminalTotalDifficultyPassed !== 'boolean') {
     fail('config.terminalTotalDifficultyPassed must be true or false')
   }
+  // @ethereumjs places the merge by block number (mergeNetsplitBlock), not by total difficulty: a chain
+  // that reached a non-zero TTD must say at which block (geth's own configs for such chains do)
+  if (ttd !== undefined && ttd !== null && BigInt(ttd as string | number) > 0n && !isActivation(config.mergeNetsplitBlock)) {
+    fail(`config.terminalTotalDifficulty ${String(ttd)} needs config.mergeNetsplitBlock, the first block after the merge: Keel places the merge by block number`)
+  }
   const firstTimed = TIME_FORKS.find((f) => isActivation(config[f]))
   if (firstTimed !== undefined && !isActivation(config.londonBlock)) fail(`config.${firstTimed} needs londonBlock: the timestamped forks come after London`)
   const deposit = config.depositContractAddress

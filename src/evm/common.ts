@@ -20,6 +20,8 @@ export function createChainCommon(genesis: GethGenesis, customCrypto: CustomCryp
     difficulty: genesis.difficulty ?? '0x0',
     timestamp: genesis.timestamp ?? '0x0',
     extraData: genesis.extraData ?? '0x',
+    // a terminal total difficulty of 0 is reached at genesis (geth): merged from block 0
+    config: isZero(genesis.config.terminalTotalDifficulty) ? { ...genesis.config, terminalTotalDifficultyPassed: true } : genesis.config,
   }
   const common = createCommonFromGethGenesis(normalised as never, { chain: 'keel', customCrypto })
   completeBpoParams(common, genesis)
@@ -56,3 +58,5 @@ function completeBpoParams(common: Common, genesis: GethGenesis): void {
     hf.params = { ...hf.params, target: entry.target, max: entry.max }
   }
 }
+
+const isZero = (v: unknown): boolean => (typeof v === 'number' || typeof v === 'string') && v !== '' && BigInt(v) === 0n

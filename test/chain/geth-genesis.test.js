@@ -52,8 +52,9 @@ test('impossible values in a geth genesis config are refused, naming the field',
   refuse((g) => { g.config.blobSchedule.bpo1.target = 16 }, 'config.blobSchedule.bpo1: target 16 is above max 15')
   refuse((g) => { g.config.blobSchedule.cancun.baseFeeUpdateFraction = 0 }, 'config.blobSchedule.cancun.baseFeeUpdateFraction must be a positive integer')
   refuse((g) => { g.config.terminalTotalDifficulty = 'soon' }, 'config.terminalTotalDifficulty must be a non-negative integer')
+  refuse((g) => { delete g.config.mergeNetsplitBlock }, 'config.terminalTotalDifficulty 4732352 needs config.mergeNetsplitBlock, the first block after the merge: Keel places the merge by block number')
   refuse((g) => { g.config.depositContractAddress = '0x12' }, 'config.depositContractAddress must be a 0x-prefixed 20-byte address')
-  refuse((g) => { delete g.config.londonBlock; delete g.config.arrowGlacierBlock; delete g.config.grayGlacierBlock; delete g.config.mergeNetsplitBlock }, 'config.shanghaiTime needs londonBlock: the timestamped forks come after London')
+  refuse((g) => { delete g.config.londonBlock; delete g.config.arrowGlacierBlock; delete g.config.grayGlacierBlock; delete g.config.mergeNetsplitBlock; delete g.config.terminalTotalDifficulty }, 'config.shanghaiTime needs londonBlock: the timestamped forks come after London')
   refuse((g) => { g.mixHash = '0x00' }, '"mixHash" must be 32 bytes of 0x-prefixed hex')
   refuse((g) => { g.coinbase = 'nobody' }, '"coinbase" must be a 0x-prefixed 20-byte address')
   refuse((g) => { g.number = '0x5' }, '"number" must be 0: a genesis is block 0')
@@ -80,4 +81,16 @@ test('keel start refuses to seal on a chain whose next block is before London, a
   assert.equal(out.code, 1)
   assert.match(out.stderr, /^keel: genesis config: block 1 is before London \(config\.londonBlock 27\); Keel seals blocks under London's rules only: set londonBlock: 0, or serve the chain with --no-seal$/m)
   assert.doesNotMatch(out.stderr, /\n\s+at /, 'no stack trace')
+})
+
+test('a terminal total difficulty of 0 is reached at genesis: no proof-of-work rules (and rewards) after it', async () => {
+  const { createChainCommon } = await import('../../dist/evm/common.js')
+  const { loadFastCrypto } = await import('../../dist/evm/crypto.js')
+  const crypto = await loadFastCrypto()
+  const config = { chainId: 9, homesteadBlock: 0, eip150Block: 0, eip155Block: 0, eip158Block: 0, byzantiumBlock: 0,
+    constantinopleBlock: 0, petersburgBlock: 0, istanbulBlock: 0, berlinBlock: 0, londonBlock: 0, terminalTotalDifficulty: 0 }
+  const common = createChainCommon(validateGenesis({ config, gasLimit: '0x1c9c380', alloc: {} }, 'ttd0'), crypto.customCrypto)
+  common.setHardforkBy({ blockNumber: 5n, timestamp: 50n })
+  assert.equal(common.gteHardfork('paris'), true)
+  assert.equal(common.consensusType(), 'pos')
 })
