@@ -3,10 +3,11 @@
 // `--replica-verify execute` does with each block of the stream. The caller owns the VM's state: on a
 // mismatch the state has moved on, and the caller discards it or sets the parent's root again.
 //
-// The seal of a proof-of-work block is not checked (as `geth import` with a fake ethash); its block and
-// uncle rewards are paid (runBlock).
+// The seal of a proof-of-work block is not checked (as `geth import` with a fake ethash), its difficulty
+// is; its block and uncle rewards are paid (runBlock).
 
 import type { Block, BlockHeader } from '@ethereumjs/block'
+import { ConsensusType } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import { isBlob4844Tx } from '@ethereumjs/tx'
 import { bytesToHex, equalsBytes, KECCAK256_RLP } from '@ethereumjs/util'
@@ -40,6 +41,14 @@ export async function runCheckedBlock(vm: VM, block: Block, parent: BlockHeader)
   if (!block.uncleHashIsValid()) mismatch('sha3Uncles', header.uncleHash, c.customCrypto.keccak256!(RLP.encode(block.uncleHeaders.map((u) => u.raw()))))
   if (c.isActivatedEIP(4895) && !(await block.withdrawalsTrieIsValid())) mismatch('withdrawalsRoot', header.withdrawalsRoot, undefined)
   if (header.gasUsed > header.gasLimit) mismatch('gasUsed', header.gasLimit, header.gasUsed)
+  try {
+    header.validateGasLimit(parent)
+  } catch {
+    throw new BlockMismatch(header.number, 'gasLimit', `${at}: gasLimit ${header.gasLimit} moves more than 1/1024 from its parent's ${parent.gasLimit}`)
+  }
+  // the seal is not checked, the difficulty it was sealed at is (as geth's fake ethash does)
+  const difficulty = c.consensusType() === ConsensusType.ProofOfWork ? header.ethashCanonicalDifficulty(parent) : 0n
+  if (header.difficulty !== difficulty) mismatch('difficulty', header.difficulty, difficulty)
   if (c.isActivatedEIP(1559)) {
     // the London block's base fee is the initial one; later ones follow from the parent
     const expected = parent.common.isActivatedEIP(1559) ? parent.calcNextBaseFee() : c.param('initialBaseFee')
