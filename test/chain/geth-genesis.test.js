@@ -8,10 +8,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { validateGenesis } from '../../dist/chain/genesis.js'
-import { keelCli, repoRoot } from '../helpers/keel-cli.js'
+import { keelCli } from '../helpers/keel-cli.js'
+import { HIVE } from '../import/hive-chain.js'
 
-// the hive test chain, next to the repository (../shared/execution-apis/tests)
-const HIVE = join(repoRoot, '..', 'shared', 'execution-apis', 'tests')
 const hive = () => JSON.parse(readFileSync(join(HIVE, 'genesis.json'), 'utf8'))
 // chain.rlp's block 1 names this parent
 const HIVE_GENESIS_HASH = '0x44fd89d504659cd58f48f4796b77a7e7012cf296a2409afa2f6c3cb99b5b3d99'

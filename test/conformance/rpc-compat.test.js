@@ -1,8 +1,8 @@
-// The execution-apis conformance suite (../shared/execution-apis/tests) as hive's rpc-compat simulator runs
+// The execution-apis conformance suite (test/fixtures/execution-apis/tests) as hive's rpc-compat simulator runs
 // it: the hive test chain imported into a fresh data folder, Keel started on it with --no-seal, and every
 // fixture <method>/<name>.io sent in order: each `>>` request as is, its answer compared with the `<<`
 // line as JSON (object key order ignored); a `speconly` fixture's result is only validated against the
-// method's result schema in ../shared/execution-apis/src. Errors compare code and message.
+// method's result schema in test/fixtures/execution-apis/src. Errors compare code and message.
 //
 // KNOWN lists the fixtures Keel does not pass yet, each with its reason: the test fails when a listed
 // fixture starts passing (take it off the list) or an unlisted one fails.

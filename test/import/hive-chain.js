@@ -1,5 +1,6 @@
-// The hive test chain (../shared/execution-apis/tests, next to the repository): its files and its blocks
-// as chain.rlp holds them, decoded independently of Keel (hash = keccak of the header's RLP).
+// The hive test chain (test/fixtures/execution-apis: tests/ and chain/, copied from ethereum/execution-apis,
+// SOURCE.md): its files and its blocks as chain.rlp holds them, decoded independently of Keel (hash =
+// keccak of the header's RLP).
 
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -8,7 +9,9 @@ import { bytesToHex } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { repoRoot } from '../helpers/keel-cli.js'
 
-export const HIVE = join(repoRoot, '..', 'shared', 'execution-apis', 'tests')
+export const HIVE = join(repoRoot, 'test', 'fixtures', 'execution-apis', 'tests')
+/** the state at the chain's head: every account's balance, nonce, code and storage */
+export const HIVE_HEAD_STATE = join(HIVE, '..', 'chain', 'headstate.json')
 export const HIVE_GENESIS = join(HIVE, 'genesis.json')
 export const HIVE_CHAIN = join(HIVE, 'chain.rlp')
 

@@ -1,5 +1,5 @@
 // keel import and keel export against the hive test chain: every block executed and written as chain.rlp
-// has it, served by `keel start --no-seal`; a corrupted file stops at the right block with the right
+// has it, the head state as headstate.json has it, served by `keel start --no-seal`; a corrupted file stops at the right block with the right
 // message and leaves the prefix usable; a second run resumes; export reproduces the file byte for byte.
 
 import { test } from 'node:test'
@@ -11,7 +11,7 @@ import { gzipSync } from 'node:zlib'
 import { keelCli } from '../helpers/keel-cli.js'
 import { startNode } from '../helpers/node.js'
 import { rpcBatch, rpcResult, sleep } from '../helpers/rpc.js'
-import { HIVE, HIVE_CHAIN, HIVE_GENESIS, hiveBlocks } from './hive-chain.js'
+import { HIVE, HIVE_CHAIN, HIVE_GENESIS, HIVE_HEAD_STATE, hiveBlocks } from './hive-chain.js'
 
 const blocks = hiveBlocks()
 const head = blocks[blocks.length - 1]
@@ -26,7 +26,7 @@ const importInto = (dataDir, files, extra = []) => keelCli(['import', ...files, 
 
 /** Starts a node without sealing on the data folder and returns the hash and state root of blocks 0..n. */
 async function servedBlocks(t, dataDir) {
-  const node = await startNode({ dev: false, dataDir, args: ['--no-seal'] })
+  const node = await startNode({ dev: false, dataDir, args: ['--no-seal', '--rate-limit', '0'] })
   t.after(() => node.stop())
   const number = BigInt(await rpcResult(node.url, 'eth_blockNumber'))
   const answers = await rpcBatch(node.url, Array.from({ length: Number(number) + 1 }, (_, i) => ['eth_getBlockByNumber', [`0x${i.toString(16)}`, false]]))
@@ -49,6 +49,24 @@ test('the hive chain imports with every block hash and state root of chain.rlp, 
     assert.equal(got.hash, b.hash, `block ${b.number} hash`)
     assert.equal(got.stateRoot, b.stateRoot, `block ${b.number} state root`)
   }
+  // the head state: every account of headstate.json, its balance, nonce, code, storage root and listed slots
+  const headState = JSON.parse(readFileSync(HIVE_HEAD_STATE, 'utf8'))
+  assert.equal(served.blocks.at(-1).stateRoot, `0x${headState.root}`)
+  const accounts = Object.values(headState.accounts)
+  const proofs = await rpcBatch(served.node.url, accounts.map((a) => ['eth_getProof', [a.address, [], 'latest']]))
+  const codes = await rpcBatch(served.node.url, accounts.map((a) => ['eth_getCode', [a.address, 'latest']]))
+  const slots = accounts.flatMap((a) => Object.entries(a.storage ?? {}).map(([slot, value]) => ({ address: a.address, slot, value })))
+  const values = await rpcBatch(served.node.url, slots.map((s) => ['eth_getStorageAt', [s.address, s.slot, 'latest']]))
+  accounts.forEach((a, i) => {
+    assert.equal(BigInt(proofs[i].balance), BigInt(a.balance), `${a.address} balance`)
+    assert.equal(BigInt(proofs[i].nonce), BigInt(a.nonce), `${a.address} nonce`)
+    assert.equal(proofs[i].codeHash, a.codeHash, `${a.address} code hash`)
+    assert.equal(proofs[i].storageHash, a.root, `${a.address} storage root`)
+    assert.equal(codes[i], a.code ?? '0x', `${a.address} code`)
+  })
+  slots.forEach((s, i) => assert.equal(BigInt(values[i]), BigInt(`0x${s.value}`), `${s.address} slot ${s.slot}`))
+  assert.ok(slots.length > 0)
+
   // --no-seal: a valid transaction (the conformance suite's) is checked and pooled, and no block is sealed for it
   const fixture = readFileSync(join(HIVE, 'eth_sendRawTransaction', 'send-dynamic-fee-transaction.io'), 'utf8').split('\n')
   const request = JSON.parse(fixture.find((l) => l.startsWith('>> ')).slice(3))
