@@ -84,6 +84,13 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
   const { config, genesis, producer, ready, access, log, logger } = start
   const crypto = await loadFastCrypto()
   const common = createChainCommon(genesis, crypto.customCrypto)
+  // the fork rules of the head's successor decode submitted transactions (a chain whose forks come by
+  // block or time after genesis, an imported one)
+  const followHead = (head: { number: bigint; timestamp: bigint }): void => {
+    common.setHardforkBy({ blockNumber: head.number + 1n, timestamp: head.timestamp + 1n })
+  }
+  followHead(ready.head)
+  producer.onBlock((event) => followHead(event.head))
   const level = await openChainLevel(join(config.dataDir, 'chain'), { createIfMissing: false })
   const view = new ChainView(level, common, crypto.keccak256, ready.head, ready.genesisHash, config.stateHistory)
   producer.onBlock((event) => view.applyBlock(event))

@@ -1,6 +1,6 @@
 // The operator's channel into a running node: JSON-RPC over HTTP on a unix socket in the data folder
 // (<dataDir>/admin.sock, mode 0600). It is never on a TCP port, so only accounts that may read the data
-// folder (and thus operator.key anyway) can use it. Methods: admin_dbStats, admin_backup [dir].
+// folder (and thus operator.key anyway) can use it. Methods: admin_dbStats, admin_backup [dir], admin_export [file, from, to].
 // A second process cannot open the LevelDB while the node holds it, so `keel db stats` and `keel backup`
 // come through here and run inside the node on its own database handle.
 
@@ -11,6 +11,7 @@ import { isAbsolute, join } from 'node:path'
 import type { ChainLevel } from '../chain/store/level.js'
 import { Refusal } from '../operator/refusal.js'
 import { backupChain } from './backup.js'
+import { exportChain } from '../import/exporter.js'
 import { chainStats } from './db-stats.js'
 
 export const ADMIN_SOCKET_FILE = 'admin.sock'
@@ -38,6 +39,12 @@ function methods(level: ChainLevel, dataDir: string): Record<string, AdminMethod
       const dir = params[0]
       if (typeof dir !== 'string' || !isAbsolute(dir)) throw new Refusal('admin_backup expects one absolute folder path')
       return backupChain(level, dataDir, dir)
+    },
+    admin_export: (params) => {
+      const [file, from, to] = params
+      const num = (v: unknown): bigint | undefined => (typeof v === 'string' && /^[0-9]+$/.test(v) ? BigInt(v) : undefined)
+      if (typeof file !== 'string' || !isAbsolute(file)) throw new Refusal('admin_export expects an absolute file path')
+      return exportChain(level, file, { from: num(from), to: num(to) })
     },
   }
 }

@@ -8,16 +8,31 @@ export interface StoredBody {
   txs: Uint8Array[]
   /** 20-byte sender addresses, one per transaction */
   senders: Uint8Array[]
+  /**
+   * What a block from another client may carry and Keel's own blocks never do (keel import): the uncle
+   * headers' RLP and the withdrawals ([index, validator, address, amount] each). Stored only when one
+   * of them is not empty, so that Keel's bodies keep their two-list form.
+   */
+  uncles?: Uint8Array[]
+  withdrawals?: Uint8Array[][]
 }
 
 /** @param txs the transactions' EIP-2718 encodings (tx.serialize()) */
-export function encodeBody(txs: readonly Uint8Array[], senders: readonly Uint8Array[]): Uint8Array {
+export function encodeBody(
+  txs: readonly Uint8Array[],
+  senders: readonly Uint8Array[],
+  extra?: { uncles: readonly Uint8Array[]; withdrawals: readonly Uint8Array[][] },
+): Uint8Array {
+  if (extra !== undefined && (extra.uncles.length > 0 || extra.withdrawals.length > 0)) {
+    return RLP.encode([txs as Uint8Array[], senders as Uint8Array[], extra.uncles.map((u) => RLP.decode(u)) as Uint8Array[], extra.withdrawals as Uint8Array[][]])
+  }
   return RLP.encode([txs as Uint8Array[], senders as Uint8Array[]])
 }
 
 export function decodeBody(bytes: Uint8Array): StoredBody {
-  const [txs, senders] = RLP.decode(bytes) as unknown as [Uint8Array[], Uint8Array[]]
-  return { txs, senders }
+  const [txs, senders, uncles, withdrawals] = RLP.decode(bytes) as unknown as [Uint8Array[], Uint8Array[], Uint8Array[]?, Uint8Array[][]?]
+  if (uncles === undefined) return { txs, senders }
+  return { txs, senders, uncles: uncles.map((u) => RLP.encode(u)), withdrawals }
 }
 
 function rlpLengthPrefix(len: number): number {

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { bytesToHex, hexToBytes, privateToAddress } from '@ethereumjs/util'
 import { latestForkConfig } from '../evm/geth-genesis.js'
 import type { GethGenesis } from '../evm/geth-genesis.js'
+import { checkGenesisConfig } from './genesis-config.js'
 import { allocOf, HISTORY_STORAGE } from './system-contracts.js'
 import { CREATE2_DEPLOYER } from './create2-deployer.js'
 
@@ -107,19 +108,25 @@ export function validateGenesis(value: unknown, source: string): GethGenesis {
     throw new Error(`genesis ${source}: ${what}`)
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('expected a JSON object')
-  const g = value as Record<string, unknown>
+  // geth writes the fields a fork does not have as null (baseFeePerGas before London, the blob fields before
+  // Cancun): null is "absent"
+  const g = Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== null))
   const config = g.config as Record<string, unknown> | undefined
   if (typeof config !== 'object' || config === null) fail('missing "config" object')
-  if (typeof config!.chainId !== 'number' || !Number.isSafeInteger(config!.chainId) || (config!.chainId as number) <= 0)
-    fail('config.chainId must be a positive integer')
+  checkGenesisConfig(config!, fail)
   if (typeof g.gasLimit !== 'string' || !HEX_OR_DEC.test(g.gasLimit)) fail('"gasLimit" must be a hex or decimal string')
-  for (const field of ['timestamp', 'baseFeePerGas', 'nonce', 'difficulty'] as const) {
+  for (const field of ['timestamp', 'baseFeePerGas', 'nonce', 'difficulty', 'number', 'gasUsed', 'excessBlobGas', 'blobGasUsed'] as const) {
     if (g[field] !== undefined && (typeof g[field] !== 'string' || !HEX_OR_DEC.test(g[field] as string)))
       fail(`"${field}" must be a hex or decimal string`)
   }
   if (g.extraData !== undefined && (typeof g.extraData !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(g.extraData)))
     fail('"extraData" must be 0x-prefixed hex')
   if (typeof g.extraData === 'string' && (g.extraData.length - 2) / 2 > 32) fail('"extraData" is longer than 32 bytes')
+  if (g.mixHash !== undefined && (typeof g.mixHash !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(g.mixHash))) fail('"mixHash" must be 32 bytes of 0x-prefixed hex')
+  if (g.coinbase !== undefined && (typeof g.coinbase !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(g.coinbase))) fail('"coinbase" must be a 0x-prefixed 20-byte address')
+  if (g.number !== undefined && BigInt(g.number as string) !== 0n) fail('"number" must be 0: a genesis is block 0')
+  if (g.nonce !== undefined && BigInt(g.nonce as string) >= 2n ** 64n) fail('"nonce" must fit in 8 bytes')
+  if (BigInt(g.gasLimit as string) >= 2n ** 63n) fail('"gasLimit" must be below 2^63')
   const alloc = (g.alloc ?? {}) as Record<string, unknown>
   if (typeof alloc !== 'object' || alloc === null || Array.isArray(alloc)) fail('"alloc" must be an object')
   for (const [address, account] of Object.entries(alloc)) {

@@ -5,6 +5,7 @@ import type { FromProducer, ProducerInit, SubmitOutcome, ToProducer } from './me
 import { join } from 'node:path'
 import { bytesToHex } from '@ethereumjs/util'
 import { errorShape, headInfo, Producer } from './producer.js'
+import { assertSealable } from '../evm/common.js'
 import { openChainLevel } from './store/level.js'
 import type { ChainLevel } from './store/level.js'
 import { Keys } from './store/schema.js'
@@ -65,6 +66,15 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
     { writeSets: publisher },
   )
 
+  const head = producer.headHeader
+  try {
+    if (!config.noSeal) assertSealable(producer.common, { number: head.number + 1n, timestamp: head.timestamp + 1n })
+  } catch (err) {
+    // a configuration the operator fixes: the reason alone, no stack
+    await level.close()
+    return post({ kind: 'fatal', message: (err as Error).message })
+  }
+
   let warmUp: ProducerWarmUp | undefined
   let shuttingDown = false
   port.on('message', (msg: ToProducer) => {
@@ -101,7 +111,7 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
   publisher?.start(producer.headHeader.number)
   producer.blockVM().then(
     () => {
-      if (!shuttingDown) warmUp = startProducerWarmUp(config, genesis, () => producer.idle)
+      if (!shuttingDown && !config.noSeal) warmUp = startProducerWarmUp(config, genesis, () => producer.idle)
     },
     (err: unknown) => post({ kind: 'fatal', message: `producer failed to load the VM: ${(err as Error).stack ?? err}` }),
   )

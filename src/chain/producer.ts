@@ -1,7 +1,7 @@
 // The block producer: the only writer of the chain. It owns the txpool, seals blocks on a timer (or per
 // arriving batch in automine mode) with the lean builder, and writes each block in one LevelDB batch.
 
-import { createBlockHeader, createBlockHeaderFromRLP } from '@ethereumjs/block'
+import { createBlockHeaderFromRLP } from '@ethereumjs/block'
 import type { BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm'
@@ -19,6 +19,7 @@ import { blockHashSource } from '../evm/block-hashes.js'
 import { FixedMerkleStateManager } from '../evm/state-manager.js'
 import { RpcError, toShape } from '../errors.js'
 import { encodeBody } from './body.js'
+import { genesisHeader } from './genesis-header.js'
 import type { BuiltBlock } from './builder.js'
 import type { BlockVM } from './block-vm.js'
 import type { HeadInfo, NewBlockEvent, PoolQuery, TxWire } from './messages.js'
@@ -220,21 +221,7 @@ export class Producer {
     }
     const stateRoot = await sm.getStateRoot()
     await sm.commit()
-    const header = createBlockHeader(
-      {
-        number: 0n,
-        gasLimit: BigInt(genesis.gasLimit),
-        timestamp: big(genesis.timestamp),
-        extraData: hexToBytes((genesis.extraData ?? '0x') as `0x${string}`),
-        baseFeePerGas: big(genesis.baseFeePerGas, 1_000_000_000n),
-        coinbase: genesis.coinbase ? new Address(hexToBytes(genesis.coinbase as `0x${string}`)) : undefined,
-        mixHash: genesis.mixHash ? hexToBytes(genesis.mixHash as `0x${string}`) : undefined,
-        nonce: hexToBytes(`0x${big(genesis.nonce).toString(16).padStart(16, '0')}`),
-        difficulty: big(genesis.difficulty),
-        stateRoot,
-      },
-      { common: this.common, setHardfork: true },
-    )
+    const header = genesisHeader(genesis, this.common, stateRoot)
     const trie = await this.trieOps(0n)
     const ops = [...trie.nodes, ...trie.prune]
     const hash = header.hash()
@@ -313,7 +300,7 @@ export class Producer {
   }
 
   start(): void {
-    if (this.config.blockTime > 0) this.scheduleTick()
+    if (this.config.blockTime > 0 && !this.config.noSeal) this.scheduleTick()
   }
 
   private nextBaseFee(): bigint {
@@ -339,7 +326,7 @@ export class Producer {
 
   /** Automine: one block per arriving batch; arrivals during a build go into the next block. */
   private scheduleAutomine(): void {
-    if (this.config.blockTime !== 0 || this.closed) return
+    if (this.config.blockTime !== 0 || this.config.noSeal || this.closed) return
     if (this.sealing !== undefined) {
       this.sealAgain = true
       return
@@ -360,7 +347,7 @@ export class Producer {
     await this.journal.write(ops)
     this.events.onPendingTx([ptx.hash])
     this.scheduleAutomine()
-    const nextBlock = this.config.blockTime === 0 && this.pool.pendingAt(ptx.sender, ptx.nonce) === ptx && ptx.maxFeePerGas >= this.nextBaseFee()
+    const nextBlock = this.config.blockTime === 0 && !this.config.noSeal && this.pool.pendingAt(ptx.sender, ptx.nonce) === ptx && ptx.maxFeePerGas >= this.nextBaseFee()
     return { hash: ptx.hash, nextBlock }
   }
 

@@ -8,6 +8,8 @@ export type StoredLog = [address: Uint8Array, topics: Uint8Array[], data: Uint8A
 
 export interface ReceiptRecord {
   status: 0 | 1
+  /** before Byzantium (EIP-658) a receipt carries the state root after its transaction instead of a status */
+  root?: Uint8Array
   cumulativeGasUsed: bigint
   logs: StoredLog[]
 }
@@ -20,7 +22,7 @@ export function gasUsedAt(receipts: readonly ReceiptRecord[], index: number): bi
 export function encodeReceipts(receipts: readonly ReceiptRecord[]): Uint8Array {
   return RLP.encode(
     receipts.map((r) => [
-      r.status === 1 ? Uint8Array.of(1) : new Uint8Array(0),
+      r.root ?? (r.status === 1 ? Uint8Array.of(1) : new Uint8Array(0)),
       bigIntToUnpaddedBytes(r.cumulativeGasUsed),
       r.logs,
     ]),
@@ -29,9 +31,9 @@ export function encodeReceipts(receipts: readonly ReceiptRecord[]): Uint8Array {
 
 export function decodeReceipts(bytes: Uint8Array): ReceiptRecord[] {
   const list = RLP.decode(bytes) as unknown as [Uint8Array, Uint8Array, StoredLog[]][]
-  return list.map(([status, cumulative, logs]) => ({
-    status: status.length > 0 && status[0] === 1 ? 1 : 0,
-    cumulativeGasUsed: bytesToBigInt(cumulative),
-    logs,
-  }))
+  return list.map(([status, cumulative, logs]) =>
+    status.length === 32
+      ? { status: 1, root: status, cumulativeGasUsed: bytesToBigInt(cumulative), logs }
+      : { status: status.length > 0 && status[0] === 1 ? 1 : 0, cumulativeGasUsed: bytesToBigInt(cumulative), logs },
+  )
 }

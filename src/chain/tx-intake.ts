@@ -82,6 +82,9 @@ export interface TxFields {
   /** entries of the access list (0 for legacy) */
   accessListLength: number
   authorizationCount: number
+  /** blob transactions (type 3), read from blocks only: the pool takes none */
+  maxFeePerBlobGas: bigint | undefined
+  blobCount: number
   /** The decoded RLP list, handed to the @ethereumjs constructor. */
   values: NestedUint8Array
 }
@@ -93,6 +96,8 @@ export interface TxFields {
  */
 export function admitRawTransaction(rawHex: string, ctx: IntakeContext): TxWire {
   const raw = parseHexBytes(rawHex)
+  // this chain's pool takes no blob transactions (a block read from elsewhere may hold them: readTxFields)
+  if (raw.length > 0 && raw[0] === 3) throw TxError.typeNotSupported(3)
   const fields = readTxFields(raw)
 
   // internal/ethapi SubmitTransaction
@@ -213,8 +218,7 @@ export function readTxFields(raw: Uint8Array): TxFields {
   let payload = raw
   if (first <= 0x7f) {
     type = first
-    if (type === 3) throw TxError.typeNotSupported(3)
-    if (type !== 1 && type !== 2 && type !== 4) throw unknownTxType()
+    if (type !== 1 && type !== 2 && type !== 3 && type !== 4) throw unknownTxType()
     if (raw.length <= 1) throw invalidTransaction('typed transaction too short')
     payload = raw.subarray(1)
   }
@@ -226,7 +230,8 @@ export function readTxFields(raw: Uint8Array): TxFields {
   }
   if (!Array.isArray(decoded)) throw invalidTransaction('rlp: expected input list')
   const values = decoded
-  const expected = type === 0 ? 9 : type === 1 ? 11 : type === 2 ? 12 : 13
+  // a blob transaction as a block holds it: without its sidecar (14 fields)
+  const expected = type === 0 ? 9 : type === 1 ? 11 : type === 2 ? 12 : type === 3 ? 14 : 13
   if (values.length !== expected) {
     throw invalidTransaction(`rlp: expected ${expected} fields for a type ${type} transaction, got ${values.length}`)
   }
@@ -268,6 +273,8 @@ export function readTxFields(raw: Uint8Array): TxFields {
   const data = bytes('data')
   const accessListLength = type !== 0 ? list('accessList') : 0
   const authorizationCount = type === 4 ? list('authorizationList') : 0
+  const maxFeePerBlobGas = type === 3 ? num('maxFeePerBlobGas', 32) : undefined
+  const blobCount = type === 3 ? list('blobVersionedHashes') : 0
   const v = num(type === 0 ? 'v' : 'yParity', 32)
   const r = num('r', 32)
   const s = num('s', 32)
@@ -292,6 +299,8 @@ export function readTxFields(raw: Uint8Array): TxFields {
     s,
     accessListLength,
     authorizationCount,
+    maxFeePerBlobGas,
+    blobCount,
     values,
   }
 }

@@ -10,6 +10,8 @@ import { createTxFromRLP } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { blockRlpSize, decodeBody } from './body.js'
+import type { StoredBody } from './body.js'
+import { encodeBlockRlp } from './block-rlp.js'
 import type { HeadInfo, NewBlockEvent } from './messages.js'
 import { decodeReceipts } from './receipts.js'
 import type { ReceiptRecord } from './receipts.js'
@@ -53,6 +55,10 @@ export interface BlockRecord {
   /** a transaction's bytes as the block holds them (EIP-2718: type byte + payload, or a legacy RLP list) */
   rawTx(index: number): Uint8Array
   receipts(): ReceiptRecord[]
+  /** uncle headers' RLP (a block from another client: keel import; Keel's own blocks have none) */
+  uncles: readonly Uint8Array[]
+  /** withdrawals as [index, validator, address, amount] (likewise only in imported blocks) */
+  withdrawals: readonly Uint8Array[][]
   /** per-block memo for encoded JSON and derived objects, owned by the RPC layer */
   memo: Map<string, unknown>
 }
@@ -72,6 +78,8 @@ class LoadedBlock implements BlockRecord {
     private readonly receiptsRlp: Uint8Array,
     keccak: (b: Uint8Array) => Uint8Array,
     knownTxHashes?: string[],
+    readonly uncles: readonly Uint8Array[] = [],
+    readonly withdrawals: readonly Uint8Array[][] = [],
   ) {
     this.number = header.number
     this.hash = bytesToHex(header.hash())
@@ -95,6 +103,12 @@ class LoadedBlock implements BlockRecord {
   receipts(): ReceiptRecord[] {
     return decodeReceipts(this.receiptsRlp)
   }
+}
+
+/** eth_getBlock's `size`: counted from the lengths, or encoded when the body has uncles or withdrawals. */
+function sizeOf(headerRlp: Uint8Array, body: StoredBody, withWithdrawals: boolean): number {
+  if (body.uncles === undefined) return blockRlpSize(headerRlp.length, body.txs, withWithdrawals)
+  return encodeBlockRlp(headerRlp, body, withWithdrawals).length
 }
 
 export class ChainView {
@@ -133,12 +147,14 @@ export class ChainView {
     const body = decodeBody(event.bodyRlp)
     const record = new LoadedBlock(
       header,
-      blockRlpSize(event.headerRlp.length, body.txs, header.withdrawalsRoot !== undefined),
+      sizeOf(event.headerRlp, body, header.withdrawalsRoot !== undefined),
       body.txs,
       body.senders,
       event.receiptsRlp,
       this.keccak,
       event.txHashes,
+      body.uncles,
+      body.withdrawals,
     )
     this.cache.set(record.number, record)
     this.numbersByHash.set(record.hash, record.number)
@@ -181,11 +197,14 @@ export class ChainView {
     const body = decodeBody(bodyRlp)
     const record = new LoadedBlock(
       header,
-      blockRlpSize(headerRlp.length, body.txs, header.withdrawalsRoot !== undefined),
+      sizeOf(headerRlp, body, header.withdrawalsRoot !== undefined),
       body.txs,
       body.senders,
       receiptsRlp,
       this.keccak,
+      undefined,
+      body.uncles,
+      body.withdrawals,
     )
     this.cache.set(record.number, record)
     this.numbersByHash.set(record.hash, record.number)

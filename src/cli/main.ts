@@ -11,7 +11,7 @@ import type { KeelConfig } from '../config/types.js'
 import { UsageError, parseArgs } from './args.js'
 import type { CliCommand, CliIo } from './command.js'
 import { formatCommandUsage, formatUsage } from './help.js'
-import { ACCOUNT_COMMAND, BACKUP_COMMAND, CREDIT_COMMAND, DB_COMMAND, INIT_COMMAND, RESTORE_COMMAND } from './commands/summaries.js'
+import { ACCOUNT_COMMAND, BACKUP_COMMAND, CREDIT_COMMAND, DB_COMMAND, EXPORT_COMMAND, IMPORT_COMMAND, INIT_COMMAND, RESTORE_COMMAND } from './commands/summaries.js'
 import type { NamedCommandSummary } from './commands/summaries.js'
 
 /** The shape of src/node.ts, loaded only by `keel start`. */
@@ -87,6 +87,8 @@ function loadedOnUse(summary: NamedCommandSummary, load: () => Promise<CliComman
 const COMMANDS: readonly CliCommand[] = [
   startCommand,
   loadedOnUse(INIT_COMMAND, async () => (await import('./commands/init.js')).initCommand),
+  loadedOnUse(IMPORT_COMMAND, async () => (await import('./commands/import.js')).importCommand),
+  loadedOnUse(EXPORT_COMMAND, async () => (await import('./commands/export.js')).exportCommand),
   loadedOnUse(CREDIT_COMMAND, async () => (await import('./commands/credit.js')).creditCommand),
   loadedOnUse(ACCOUNT_COMMAND, async () => (await import('./commands/account.js')).accountCommand),
   loadedOnUse(DB_COMMAND, async () => (await import('./commands/db.js')).dbCommand),

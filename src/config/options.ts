@@ -130,6 +130,12 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
     help: 'when idle, seal an empty block only every this many seconds (0 = never seal empty blocks)',
   },
 
+  noSeal: {
+    flag: 'no-seal', env: 'KEEL_NO_SEAL', group: 'Block production', type: 'bool', metavar: '',
+    default: false,
+    help: 'serve the chain without sealing blocks: submitted transactions are checked and pooled, none is mined (an imported chain under inspection, a conformance run)',
+  },
+
   txpoolMaxSlots: {
     flag: 'txpool-max-slots', env: 'KEEL_TXPOOL_MAX_SLOTS', group: 'Transaction pool', type: 'int', metavar: 'N',
     min: 1, max: 10_000_000, default: 5120, help: 'most transactions the pool holds in total',

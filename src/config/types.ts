@@ -12,6 +12,8 @@ export interface KeelConfig {
   blockTime: number
   /** When idle, seal empty blocks only every this many seconds (0 = never seal empty blocks). */
   emptyBlockPeriod: number
+  /** Serve without sealing blocks; the pool still takes transactions. */
+  noSeal: boolean
   dev: boolean
   chainId: number
   /** Blocks whose state stays readable behind the head (0 = archive: keep the state of every block). */

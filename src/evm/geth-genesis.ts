@@ -19,6 +19,10 @@ export interface GethGenesis {
   mixHash?: string
   coinbase?: string
   baseFeePerGas?: string
+  number?: string
+  gasUsed?: string
+  excessBlobGas?: string
+  blobGasUsed?: string
   alloc: Record<string, GethAllocAccount>
 }
 

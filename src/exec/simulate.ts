@@ -10,6 +10,7 @@
 import { Block, createBlockHeader, createBlockHeaderFromRLP } from '@ethereumjs/block'
 import type { BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
+import { ConsensusType } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Account, Address, bytesToHex, createWithdrawal, hexToBytes } from '@ethereumjs/util'
@@ -246,6 +247,12 @@ class BlockRun {
       account.balance += w.amount * GWEI
       await vm.stateManager.putAccount(w.address, account)
     }
+    if (common.consensusType() === ConsensusType.ProofOfWork) {
+      // a block before the merge: geth's simulation finalizes it with the engine, which pays the block reward
+      const account = (await vm.stateManager.getAccount(this.coinbase)) ?? new Account()
+      account.balance += common.param('minerReward')
+      await vm.stateManager.putAccount(this.coinbase, account)
+    }
     const stateRoot = await vm.stateManager.getStateRoot()
 
     const keccak = common.customCrypto.keccak256!
@@ -313,6 +320,15 @@ class BlockRun {
       result = await runTx(vm, opts)
     } catch (err) {
       throw internalError(cleanRunTxError((err as Error).message))
+    }
+    if (nonce === MAX_NONCE) {
+      // geth's nonce is a uint64: the increment past the largest wraps to 0 (a simulation without
+      // validation skips the nonce-max check), and the sender's next call runs with nonce 0
+      const after = await vm.stateManager.getAccount(from)
+      if (after !== undefined && after.nonce > MAX_NONCE) {
+        after.nonce = 0n
+        await vm.stateManager.putAccount(from, after)
+      }
     }
     const executed = tx.getIntrinsicGas() + result.execResult.executionGasUsed
     const floor = tx.getMinimumGasLimit()

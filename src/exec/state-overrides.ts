@@ -65,6 +65,8 @@ export async function applyStateOverrides(sm: StateManagerInterface, overrides: 
       movedTo.add(to.slice(2))
     }
     if (precompile !== undefined) table.delete(key)
+    // a move alone changes no state: the precompile's address gets no account (geth writes none)
+    if (o.balance === undefined && o.nonce === undefined && o.code === undefined && o.state === undefined && o.stateDiff === undefined) continue
     const address = new Address(hexToBytes(addr as `0x${string}`))
     const account = (await sm.getAccount(address)) ?? new Account()
     if (o.balance !== undefined) account.balance = o.balance

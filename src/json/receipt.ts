@@ -18,6 +18,9 @@ const { Bloom } = await importEthereumjsModule<{ Bloom: typeof BloomClass }>('@e
 
 type Json = Record<string, unknown>
 
+/** EIP-4844's GAS_PER_BLOB */
+const BLOB_GAS_PER_BLOB = 131_072n
+
 /** The bloom of a receipt without logs (most transfers), as one flat string. */
 const EMPTY_BLOOM_HEX = `0x${'00'.repeat(256)}`
 
@@ -32,7 +35,7 @@ export function receiptBloom(logs: readonly StoredLog[], common?: TypedTransacti
 }
 
 /** What a receipt shows of its transaction, read from the bytes the block holds (tx-intake.ts readTxFields). */
-export type ReceiptTx = Pick<TxFields, 'type' | 'to' | 'nonce' | 'maxFeePerGas' | 'maxPriorityFeePerGas'>
+export type ReceiptTx = Pick<TxFields, 'type' | 'to' | 'nonce' | 'maxFeePerGas' | 'maxPriorityFeePerGas'> & { blobCount?: number }
 
 export interface ReceiptArgs {
   tx: ReceiptTx
@@ -52,6 +55,8 @@ export interface ReceiptArgs {
   contractAddress: string | null
   /** Computed from the logs when not given. */
   logsBloom?: Uint8Array
+  /** the block's blob base fee (Cancun on): a blob transaction's receipt shows it */
+  blobGasPrice?: bigint
 }
 
 /** A receipt as geth's MarshalReceipt (keys sorted as geth prints them). */
@@ -69,8 +74,12 @@ export function formatReceipt(args: ReceiptArgs): Json {
       removed: false,
     })
   }
-  // no blobGasUsed / blobGasPrice: the chain takes no blob transactions (intake refuses type 3)
   const out: Json = {}
+  // blob transactions come only in blocks from elsewhere (keel import): the pool takes none
+  if (tx.type === 3 && args.blobGasPrice !== undefined) {
+    out.blobGasPrice = quantity(args.blobGasPrice)
+    out.blobGasUsed = quantity(BigInt(tx.blobCount ?? 0) * BLOB_GAS_PER_BLOB)
+  }
   out.blockHash = args.blockHash
   out.blockNumber = quantity(args.blockNumber)
   out.contractAddress = args.contractAddress
@@ -81,7 +90,9 @@ export function formatReceipt(args: ReceiptArgs): Json {
   out.logs = logs
   out.logsBloom =
     args.logsBloom === undefined && receipt.logs.length === 0 ? EMPTY_BLOOM_HEX : bytesToHex(args.logsBloom ?? receiptBloom(receipt.logs, args.common))
-  out.status = quantity(receipt.status)
+  // before Byzantium (EIP-658) a receipt has the state root after its transaction, and no status
+  if (receipt.root !== undefined) out.root = bytesToHex(receipt.root)
+  else out.status = quantity(receipt.status)
   out.to = tx.to.length === 0 ? null : bytesToHex(tx.to)
   out.transactionHash = transactionHash
   out.transactionIndex = quantity(args.index)

@@ -36,6 +36,7 @@ test('defaults', () => {
     genesis: undefined,
     blockTime: 1,
     emptyBlockPeriod: 1,
+    noSeal: false,
     dev: false,
     chainId: 24589,
     heapGrowthPercent: 50,

@@ -136,8 +136,8 @@ test('a malformed address -> -32602 naming argument 0', async () => {
 
 test("a bad storage key in eth_getStorageAt / eth_getProof: geth's decodeHash errors (execution-apis get-storage-invalid-key*)", async () => {
   const at = (key) => rpc(node.url, 'eth_getStorageAt', ['0xaa00000000000000000000000000000000000000', key, 'latest'])
-  assertError(await at('0xasdf'), -32000, 'unable to decode storage key: hex string invalid')
-  assertError(await at(`0x${'0'.repeat(65)}`), -32000, 'unable to decode storage key: hex string too long, want at most 32 bytes')
+  assertError(await at('0xasdf'), -32602, 'invalid hex in storage key: "0xasdf"')
+  assertError(await at(`0x${'0'.repeat(65)}`), -32602, `storage key too long (want at most 32 bytes): "0x${'0'.repeat(65)}"`)
   assertError(await at(7), -32602, 'invalid argument 1: json: cannot unmarshal number into Go value of type string')
   // an odd digit count is padded, as geth pads it; 64 digits is the whole slot
   assert.equal((await at('0x1')).result, `0x${'0'.repeat(64)}`)

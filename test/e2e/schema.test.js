@@ -191,7 +191,8 @@ test('eth_getProof: account and storage proofs verify against the block stateRoo
   // its slots are still answered, one entry per key asked, as geth answers them
   const noneSlots = await checked('eth_getProof', [absent, ['0x01', zeroPadValue('0x02', 32)], number])
   assert.deepEqual(noneSlots.storageProof, [
-    { key: '0x01', value: '0x0', proof: [] },
+    // a key shorter than 32 bytes comes back as a quantity (geth's GetProof)
+    { key: '0x1', value: '0x0', proof: [] },
     { key: zeroPadValue('0x02', 32), value: '0x0', proof: [] },
   ])
 })

@@ -357,11 +357,21 @@ describe('receipt fields read from the bytes (readTxFields)', () => {
     }
   })
 
-  test('a blob transaction or an unknown type is refused (no block holds one: intake refuses them)', () => {
+  test('a blob transaction (in an imported block) is read, with its blobs in the receipt; an unknown type is refused', () => {
     const hashes = [new Uint8Array(32).fill(1), new Uint8Array(32).fill(2)]
     const q = (n) => (n === 0n ? new Uint8Array() : utilHexToBytes(`0x${n.toString(16).padStart(2, '0')}`))
     const payload = RLP.encode([q(24589n), q(7n), q(GWEI), q(3n * GWEI), q(21000n), utilHexToBytes(TO), q(0n), new Uint8Array(), [], q(1n), hashes, q(1n), q(1n), q(1n)])
-    assert.throws(() => readTxFields(Uint8Array.from([3, ...payload])), /transaction type not supported: tx type 3/)
+    const fields = readTxFields(Uint8Array.from([3, ...payload]))
+    assert.equal(fields.type, 3)
+    assert.equal(fields.nonce, 7n)
+    assert.equal(fields.blobCount, 2)
+    assert.equal(fields.maxFeePerBlobGas, 1n)
+    const out = formatReceipt({
+      tx: fields, transactionHash: blockHash, common, sender, receipt: { status: 1, cumulativeGasUsed: 21000n, logs: [] }, gasUsed: 21000n,
+      blockHash, blockNumber: 5n, index: 0, baseFee: GWEI, firstLogIndex: 0, contractAddress: null, blobGasPrice: 1n,
+    })
+    assert.equal(out.blobGasUsed, '0x40000')
+    assert.equal(out.blobGasPrice, '0x1')
     assert.throws(() => readTxFields(Uint8Array.from([5, ...payload])), { message: 'transaction type not supported' })
   })
 })

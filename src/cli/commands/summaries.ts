@@ -14,6 +14,16 @@ export const INIT_COMMAND = command(
   'init [--genesis FILE] [--data-dir DIR]',
   'create a data folder from a genesis.json (default: a new operator key funds the treasury) without starting',
 )
+export const IMPORT_COMMAND = command(
+  'import',
+  'import FILE... [--genesis FILE] [--data-dir DIR]',
+  'import blocks from geth-format chain files (.gz too), executing and checking each one; resumes where it stopped',
+)
+export const EXPORT_COMMAND = command(
+  'export',
+  'export FILE [--from N] [--to M] [--data-dir DIR]',
+  'write blocks in geth\'s chain file format (.gz: gzipped), also while the node runs',
+)
 export const CREDIT_COMMAND = command(
   'credit',
   'credit <address> <amount> [--unit ether|gwei|wei] [--rpc URL] [--data-dir DIR | --keystore FILE]',

@@ -2,7 +2,7 @@
 // a sealed block never changes, so its JSON is served as is to every later request.
 
 import type { Block } from '@ethereumjs/block'
-import { bigIntToUnpaddedBytes, bytesToHex, generateAddress, hexToBytes } from '@ethereumjs/util'
+import { bigIntToUnpaddedBytes, bytesToHex, createWithdrawalFromBytesArray, generateAddress, hexToBytes } from '@ethereumjs/util'
 import { readTxFields } from '../../chain/tx-intake.js'
 import { gasUsedAt } from '../../chain/receipts.js'
 import type { BlockRecord } from '../../chain/view.js'
@@ -30,8 +30,9 @@ function asBlock(record: BlockRecord): Block {
   return {
     header,
     transactions: record.txs(),
-    uncleHeaders: [],
-    withdrawals: header.withdrawalsRoot !== undefined ? [] : undefined,
+    // an uncle shows by its hash alone
+    uncleHeaders: record.uncles.map((u) => ({ hash: () => header.common.customCrypto.keccak256!(u) })),
+    withdrawals: header.withdrawalsRoot !== undefined ? record.withdrawals.map((w) => createWithdrawalFromBytesArray(w as Parameters<typeof createWithdrawalFromBytesArray>[0])) : undefined,
     hash: () => header.hash(),
   } as unknown as Block
 }
@@ -109,6 +110,7 @@ function receiptTexts(record: BlockRecord): string[] {
   return blockMemo(record, 'receipts:texts', () => {
     const receipts = record.receipts()
     const out: string[] = new Array(receipts.length)
+    const blobGasPrice = record.header.excessBlobGas !== undefined ? record.header.getBlobGasPrice() : undefined
     let firstLogIndex = 0
     for (let i = 0; i < receipts.length; i++) {
       const r = receipts[i]
@@ -130,6 +132,7 @@ function receiptTexts(record: BlockRecord): string[] {
             baseFee: record.header.baseFeePerGas,
             firstLogIndex,
             contractAddress: contractAddressOf(tx, sender),
+            blobGasPrice,
           }),
         ),
       )

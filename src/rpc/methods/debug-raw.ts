@@ -6,6 +6,7 @@ import { RLP } from '@ethereumjs/rlp'
 import type { Input } from '@ethereumjs/rlp'
 import { bigIntToUnpaddedBytes } from '@ethereumjs/util'
 import type { BlockRecord } from '../../chain/view.js'
+import { encodeBlockRlp } from '../../chain/block-rlp.js'
 import type { MethodHandler } from '../context.js'
 import { serverError } from '../../errors.js'
 import { receiptBloom } from '../../json/receipt.js'
@@ -53,18 +54,12 @@ export function debugRawMethods(deps: MethodDeps, rawTransaction: MethodHandler)
   }
 }
 
-/** The block as geth encodes it: header, transactions (typed ones as byte strings), no uncles, withdrawals. */
+/** The block as geth encodes it: header, transactions, uncles, withdrawals. */
 function blockRlp(block: BlockRecord): Uint8Array {
-  const header = block.header
-  const txs: Input[] = new Array(block.txHashes.length)
-  for (let i = 0; i < txs.length; i++) {
-    const raw = block.rawTx(i)
-    // a legacy transaction's encoding is its list; a typed one is a byte string in the block's list
-    txs[i] = raw.length > 0 && raw[0] < 0x80 ? raw : (RLP.decode(raw) as Input)
-  }
-  const fields: Input[] = [header.raw(), txs, []]
-  if (header.withdrawalsRoot !== undefined) fields.push([])
-  return RLP.encode(fields)
+  const txs: Uint8Array[] = new Array(block.txHashes.length)
+  for (let i = 0; i < txs.length; i++) txs[i] = block.rawTx(i)
+  const body = { txs, senders: [], uncles: [...block.uncles], withdrawals: [...block.withdrawals] }
+  return encodeBlockRlp(block.header.serialize(), body, block.header.withdrawalsRoot !== undefined)
 }
 
 /** Each receipt's EIP-2718 encoding: [status, cumulative gas, bloom, logs], after its type byte if typed. */
@@ -73,7 +68,7 @@ function rawReceipts(block: BlockRecord): string[] {
   return receipts.map((receipt, i) => {
     const raw = block.rawTx(i)
     const payload = RLP.encode([
-      receipt.status === 1 ? SUCCESS : FAILURE,
+      receipt.root ?? (receipt.status === 1 ? SUCCESS : FAILURE),
       bigIntToUnpaddedBytes(receipt.cumulativeGasUsed),
       receiptBloom(receipt.logs, block.header.common),
       receipt.logs as Input,

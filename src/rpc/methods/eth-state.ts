@@ -3,7 +3,7 @@
 // eth_getStorageValues, eth_getProof.
 
 import { getMerkleStateProof } from '@ethereumjs/statemanager'
-import { Address, setLengthLeft } from '@ethereumjs/util'
+import { Address, bytesToBigInt, setLengthLeft } from '@ethereumjs/util'
 import { ethConfig } from '../../chain/fork-config.js'
 import type { StateReader } from '../../exec/state-reader.js'
 import { RawJson } from '../context.js'
@@ -122,7 +122,7 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
     eth_getStorageAt: (params) => {
       p.expectParams(params, 2, 3)
       const address = p.address(params[0], 0)
-      const slot = gethStorageKey(params[1], 1, 'unable to decode storage key: ')
+      const slot = storageAtKey(params[1])
       const selector = p.blockSelector(params[2], 2, { optional: true })
       const known = isLatest(selector) ? state.peekStorage(view.head.stateRoot, address, slot) : undefined
       if (known !== undefined) return bytesToHex(setLengthLeft(known, 32))
@@ -164,7 +164,10 @@ export function stateMethods(deps: MethodDeps, state: StateReader): Record<strin
         storageHash: proof.storageHash,
         // an account that does not exist has no storage trie to prove against: geth still answers every
         // key asked for, with value 0 and an empty proof
-        storageProof: (params[1] as string[]).map((key, i) => {
+        storageProof: (params[1] as (string | null)[]).map((given, i) => {
+          // geth: a key given as 32 bytes comes back as given, a shorter one as a quantity
+          const digits = given === null ? '' : given.replace(/^0[xX]/, '')
+          const key = Math.ceil(digits.length / 2) === 32 ? bytesToHex(keys[i]) : quantity(bytesToBigInt(keys[i]))
           const sp = proof.storageProof[i]
           return sp === undefined ? { key, value: '0x0', proof: [] } : { key, value: proofValue(sp.value), proof: sp.proof }
         }),
@@ -188,6 +191,15 @@ function gethStorageKey(v: unknown, i: number, prefix: string): Uint8Array {
   return hexToBytes(`0x${digits.padStart(64, '0')}`)
 }
 
+/** eth_getStorageAt's key: geth's (1.16) own messages for a key that is not hex or longer than a slot. */
+function storageAtKey(v: unknown): Uint8Array {
+  if (typeof v === 'string') {
+    const digits = v.startsWith('0x') || v.startsWith('0X') ? v.slice(2) : v
+    if (!/^[0-9a-fA-F]*$/.test(digits)) throw invalidParams(`invalid hex in storage key: ${JSON.stringify(v)}`)
+    if (digits.length > 64) throw invalidParams(`storage key too long (want at most 32 bytes): ${JSON.stringify(v)}`)
+  }
+  return gethStorageKey(v, 1, '')
+}
 
 /**
  * eth_capabilities (execution-apis EthCapabilities): what a router may send here. Blocks, transactions,
