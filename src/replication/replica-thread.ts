@@ -13,6 +13,7 @@ import { createBlockHeaderFromRLP } from '@ethereumjs/block'
 import type { FromProducer, PoolQuery, ProducerInit, StreamStatus, SubmitOutcome, ToProducer, TxWire } from '../chain/messages.js'
 import { headInfo, Producer } from '../chain/producer.js'
 import { openChainLevel } from '../chain/store/level.js'
+import { markIndexStart } from '../indexes/progress.js'
 import { decodeHead, Keys } from '../chain/store/schema.js'
 import { ErrorCode } from '../errors.js'
 import { createChainCommon } from '../evm/common.js'
@@ -52,6 +53,8 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
   const { paramsVM } = await importEthereumjsModule<{ paramsVM: CommonParams }>('@ethereumjs/vm', 'params.js')
   const common = createChainCommon(genesis, crypto.customCrypto, paramsVM)
   const head = decodeHead((await level.get(Keys.meta('head')))!)
+  // a replica's database from before the explorer's indexes: they start at its next block
+  await markIndexStart(level, head.number)
   const header = createBlockHeaderFromRLP((await level.get(Keys.header(head.number)))!, { common, setHardfork: true })
   common.setHardforkBy({ blockNumber: header.number, timestamp: header.timestamp })
   const genesisHash = await level.get(Keys.meta('genesis'))

@@ -23,6 +23,7 @@ import type { StateDiff } from '../chain/state-diff.js'
 import type { LevelOp } from '../chain/store/state-db.js'
 import { Keys, Prefix } from '../chain/store/schema.js'
 import type { BlockMessage } from './block-message.js'
+import { indexedTxs, pushIndexOps } from '../indexes/block-indexes.js'
 import { ReplicationError } from './errors.js'
 
 export interface ReplicaHead {
@@ -129,6 +130,10 @@ export async function verifyBlock(m: BlockMessage, head: ReplicaHead, ctx: Verif
     receipts,
     logsBloom: header.logsBloom,
   })
+  if (m.frames !== undefined && m.frames.length !== body.txs.length) {
+    throw new ReplicationError('bad-write-set', `${at}: ${body.txs.length} transactions but frames of ${m.frames.length}`)
+  }
+  pushIndexOps(ops, number, indexedTxs(body.txs, body.senders, txHashes, receipts), m.frames)
   for (let i = recordStart; i < ops.length; i++) {
     const op = ops[i]
     bytes += op.key.length + (op.type === 'put' ? op.value.length : 0)
