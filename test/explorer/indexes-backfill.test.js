@@ -1,0 +1,82 @@
+// A node started on a database without the explorer's indexes (a chain written before Keel kept them)
+// builds them in the background from its blocks, says so in its log, and ends with exactly the entries
+// the producer wrote while it built the same blocks. The indexes are removed here from a chain a node
+// built, and compared key by key after the rebuild.
+
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, test } from 'node:test'
+import { bytesToHex } from '@ethereumjs/util'
+import { openChainLevel } from '../../dist/chain/store/level.js'
+import { Keys, Prefix } from '../../dist/chain/store/schema.js'
+import { startNode } from '../helpers/node.js'
+import { rpcResult, sleep } from '../helpers/rpc.js'
+import { BENEFICIARY, HISTORY, RELAY_SINK, buildExplorerChain, keelSeal } from './explorer-chain.js'
+
+const dataDir = mkdtempSync(join(tmpdir(), 'keel-indexes-'))
+let node
+
+after(async () => {
+  await node?.stop()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+const INDEX_PREFIXES = [Prefix.appearance, Prefix.senderNonce, Prefix.creator]
+
+/** Every index entry (key and value as hex), and the mark. */
+async function readIndexes() {
+  const level = await openChainLevel(join(dataDir, 'chain'))
+  try {
+    const entries = []
+    for (const prefix of INDEX_PREFIXES) {
+      for await (const [key, value] of level.iterator({ gte: Uint8Array.of(prefix), lt: Uint8Array.of(prefix + 1) })) entries.push([bytesToHex(key), bytesToHex(value)])
+    }
+    const mark = await level.get(Keys.meta('indexes'))
+    return { entries, mark: mark === undefined ? undefined : bytesToHex(mark) }
+  } finally {
+    await level.close()
+  }
+}
+
+async function dropIndexes() {
+  const level = await openChainLevel(join(dataDir, 'chain'))
+  try {
+    const ops = [{ type: 'del', key: Keys.meta('indexes') }]
+    for (const prefix of INDEX_PREFIXES) {
+      for await (const key of level.keys({ gte: Uint8Array.of(prefix), lt: Uint8Array.of(prefix + 1) })) ops.push({ type: 'del', key })
+    }
+    await level.batch(ops)
+  } finally {
+    await level.close()
+  }
+}
+
+test('the indexes of blocks written without them are built in the background, entry for entry as the producer writes them', async () => {
+  node = await startNode({ dataDir, blockTime: 1 })
+  const chain = await buildExplorerChain(node.url, keelSeal(node.url))
+  const head = Number(await rpcResult(node.url, 'eth_blockNumber', []))
+  await node.stop()
+  node = undefined
+  const written = await readIndexes()
+  assert.equal(written.mark, '0x0000000000000000', 'a chain indexed from its genesis')
+  assert.ok(written.entries.length > 100, `${written.entries.length} entries`)
+
+  await dropIndexes()
+  node = await startNode({ dataDir, blockTime: 1 })
+  const deadline = Date.now() + 60_000
+  while (!/explorer indexes built for every block/.test(node.stderr()) && Date.now() < deadline) await sleep(100)
+  assert.match(node.stderr(), /explorer indexes built for every block/)
+  assert.match(node.stderr(), new RegExp(`building the explorer indexes of older blocks.*"indexedFrom":${head + 1}`))
+  assert.deepEqual((await rpcResult(node.url, 'ots_searchTransactionsBefore', [RELAY_SINK, 0, 25])).txs.map((t) => t.hash), [chain.tx.relayed])
+  assert.deepEqual((await rpcResult(node.url, 'ots_searchTransactionsBefore', [BENEFICIARY, 0, 25])).txs.map((t) => t.hash), [chain.tx.makeAndKill])
+  assert.equal((await rpcResult(node.url, 'ots_searchTransactionsAfter', [HISTORY, 0, 25])).txs.length, 30)
+  assert.deepEqual(await rpcResult(node.url, 'ots_getContractCreator', [chain.kept]), { hash: chain.tx.make, creator: chain.factory })
+  await node.stop()
+  node = undefined
+
+  const rebuilt = await readIndexes()
+  assert.equal(rebuilt.mark, '0x0000000000000001', 'built down to block 1')
+  assert.deepEqual(rebuilt.entries, written.entries)
+})
