@@ -253,3 +253,33 @@ test('CORS preflight, and batches of 100 (Otterscan) and 500 (Blockscout)', asyn
     assert.equal(headers.get('access-control-allow-origin'), '*')
   }
 })
+
+test('Blockscout\'s geth-variant calls: batched receipts, callTracer with a timeout and onlyTopCall, by block, txpool_content, historical balances', async () => {
+  // receipts of a block's transactions in one batch, as its receipts fetcher asks
+  const body = chain.bigBlock.hashes.map((h, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_getTransactionReceipt', params: [h] }))
+  const { json } = await rawPost(node.url, body)
+  assert.deepEqual(json.map((r) => r.result.transactionHash), chain.bigBlock.hashes)
+  // internal transactions: callTracer with Blockscout's timeout, the frames its parser reads
+  const trace = await call('debug_traceTransaction', [chain.tx.makeAndKill, { tracer: 'callTracer', timeout: '5s' }])
+  assert.equal(trace.type, 'CALL')
+  assert.deepEqual(trace.calls.map((c) => c.type), ['CREATE2', 'CALL'])
+  assert.equal(trace.calls[0].to, chain.killed)
+  assert.deepEqual(trace.calls[1].calls.map((c) => [c.type, c.to, c.value]), [['SELFDESTRUCT', BENEFICIARY, '0x3e8']])
+  for (const field of ['from', 'gas', 'gasUsed', 'input', 'value']) assert.ok(field in trace, field)
+  // the revert reason: the top call only
+  const top = await call('debug_traceTransaction', [chain.tx.revertReason, { tracer: 'callTracer', tracerConfig: { onlyTopCall: true } }])
+  assert.equal(top.error, 'execution reverted')
+  assert.equal(top.revertReason, 'relay says no')
+  assert.equal(top.calls, undefined)
+  // ETHEREUM_JSONRPC_GETH_TRACE_BY_BLOCK: [{txHash, result}] per block
+  const byBlock = await call('debug_traceBlockByNumber', [`0x${chain.calls.block.toString(16)}`, { tracer: 'callTracer', timeout: '5s' }])
+  assert.deepEqual(byBlock.map((t) => t.txHash), chain.calls.hashes)
+  assert.ok(byBlock.every((t) => t.result.type === 'CALL'))
+  // pending transactions, and a balance at an old block (archive)
+  const pool = await call('txpool_content', [])
+  assert.deepEqual(Object.keys(pool).sort(), ['pending', 'queued'])
+  const before = await call('eth_getBalance', [HISTORY, `0x${(chain.bigBlock.block - 1).toString(16)}`])
+  const afterBig = await call('eth_getBalance', [HISTORY, `0x${chain.bigBlock.block.toString(16)}`])
+  assert.equal(before, '0x0')
+  assert.equal(BigInt(afterBig), BigInt((30 * 31) / 2))
+})

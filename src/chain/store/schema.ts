@@ -89,11 +89,13 @@ export const Keys = {
   pooledTxRange: { gte: Uint8Array.of(Prefix.pooledTx), lt: Uint8Array.of(Prefix.pooledTx + 1) },
   meta: (name: 'head' | 'genesis' | 'schema' | 'config' | 'indexes') => withBytes(Prefix.meta, enc.encode(name)),
   appearance: (address: Uint8Array, num: bigint, index: number) => {
-    const key = withBytesAndNumber(Prefix.appearance, address, num)
-    const out = new Uint8Array(key.length + 4)
-    out.set(key)
-    new DataView(out.buffer).setUint32(key.length, index)
-    return out
+    const key = new Uint8Array(33)
+    key[0] = Prefix.appearance
+    key.set(address, 1)
+    const view = new DataView(key.buffer)
+    view.setBigUint64(21, num)
+    view.setUint32(29, index)
+    return key
   },
   senderNonce: (sender: Uint8Array, nonce: bigint) => withBytesAndNumber(Prefix.senderNonce, sender, nonce),
   creator: (contract: Uint8Array) => withBytes(Prefix.creator, contract),
