@@ -19,6 +19,8 @@ export interface AppearancePage {
 }
 
 const LAST_INDEX = 0xffffffff
+/** Keys read at a time while the rest of the page's last block is read. */
+const DRAIN_CHUNK = 256
 /** I + address(20): where the block number starts in an appearance key */
 const NUMBER_AT = 21
 
@@ -34,15 +36,27 @@ const appearanceOf = (key: Uint8Array): Appearance => ({
 async function readPage(level: ChainLevel, range: { gte: Uint8Array; lte: Uint8Array; reverse: boolean }, pageSize: number): Promise<AppearancePage> {
   const items: Appearance[] = []
   let hasMore = false
-  for await (const key of level.keys({ ...range, limit: -1 })) {
-    const a = appearanceOf(key)
-    if (items.length >= pageSize && a.number !== items[items.length - 1].number) {
-      hasMore = true
-      break
+  // nextv reads a run of keys in one native call; an async for over the iterator took ~10x as long
+  const keys = level.keys(range)
+  try {
+    let want = pageSize + 1
+    for (;;) {
+      const chunk = await keys.nextv(want)
+      for (const key of chunk) {
+        const a = appearanceOf(key)
+        if (items.length >= pageSize && a.number !== items[items.length - 1].number) {
+          hasMore = true
+          return { items, hasMore }
+        }
+        items.push(a)
+      }
+      if (chunk.length < want) return { items, hasMore }
+      // the page is full but its last block may go on
+      want = DRAIN_CHUNK
     }
-    items.push(a)
+  } finally {
+    await keys.close()
   }
-  return { items, hasMore }
 }
 
 /** The address's transactions in blocks [floor, before), newest first. */
