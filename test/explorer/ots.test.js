@@ -96,6 +96,11 @@ test('ots_getBlockTransactions: pages from the end of the block, the total count
   const full = await call('eth_getTransactionByHash', [chain.tx.tokenTransfer])
   assert.equal(transfer.input, id('transfer(address,uint256)').slice(0, 10))
   assert.deepEqual({ ...transfer, input: full.input }, full)
+  // receipts as eth_getTransactionReceipt's, without logs
+  for (const r of calls.receipts) {
+    const expected = await call('eth_getTransactionReceipt', [r.transactionHash])
+    assert.deepEqual(r, { ...expected, logs: null, logsBloom: null })
+  }
   assert.equal(await call('ots_getBlockTransactions', [1_000_000, 0, 25]), null)
 })
 
@@ -144,6 +149,14 @@ test('address history by Erigon\'s rule: inner call frames, created contracts, s
   assert.deepEqual(await hashesOf(BENEFICIARY), [chain.tx.makeAndKill])
   assert.deepEqual(await hashesOf(chain.killed), [chain.tx.makeAndKill])
   assert.deepEqual(await hashesOf(chain.kept), [chain.tx.make])
+  // a receipt of the history is eth_getTransactionReceipt's, with the block's timestamp (its log's
+  // logIndex counts the logs of the block's earlier transactions)
+  const { receipts: [made] } = await call('ots_searchTransactionsBefore', [chain.kept, 0, 25])
+  const { timestamp, ...receipt } = made
+  const expected = await call('eth_getTransactionReceipt', [chain.tx.make])
+  assert.deepEqual(receipt, expected)
+  assert.equal(expected.logs[0].logIndex, '0x1')
+  assert.equal(timestamp, Number((await call('eth_getBlockByNumber', [expected.blockNumber, false])).timestamp))
   // the token's recipient appears only as an argument, not as a frame: Erigon's rule does not match it
   assert.deepEqual(await hashesOf(chain.token), [chain.tx.tokenTransfer, chain.deploys.hashes[0]])
   // a reverted transaction is still the sender's and the callee's

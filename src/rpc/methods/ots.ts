@@ -23,7 +23,7 @@ import type { MethodHandler, RequestContext } from '../context.js'
 import * as p from '../params.js'
 import { traceOptions } from '../trace-config.js'
 import { blockPrefix } from './block-prefix.js'
-import { blockJson, blockMemo, headerJson, receiptJson, transactionJson } from './chain-json.js'
+import { blockJson, blockMemo, headerJson, receiptTextsBetween, transactionJson } from './chain-json.js'
 import { callClientOf, resolveBlockOrNull, resolveStateBlock } from './deps.js'
 import type { MethodDeps } from './deps.js'
 import { unwrap } from './eth-exec.js'
@@ -97,10 +97,10 @@ export function otsMethods(deps: MethodDeps, state: StateReader): Record<string,
     for (const { number, index } of page.items) {
       const b = await view.blockByNumber(number)
       const tx = b === undefined ? null : transactionJson(b, index)
-      const receipt = b === undefined ? null : receiptJson(b, index)
-      if (b === undefined || tx === null || receipt === null) throw serverError(`block ${number} transaction ${index} is indexed but not stored`)
+      if (b === undefined || tx === null) throw serverError(`block ${number} transaction ${index} is indexed but not stored`)
+      const [receipt] = receiptTextsBetween(b, index, index + 1)
       txs.push(tx.json)
-      receipts.push(`${receipt.json.slice(0, -1)},"timestamp":${b.header.timestamp}}`)
+      receipts.push(`${receipt.slice(0, -1)},"timestamp":${b.header.timestamp}}`)
     }
     return new RawJson(`{"txs":[${txs.join(',')}],"receipts":[${receipts.join(',')}],"firstPage":${firstPage},"lastPage":${lastPage}}`)
   }
@@ -268,12 +268,13 @@ function blockTransactions(b: BlockRecord, pageNumber: number, pageSize: number)
   const fullblock = otsBlock(b)
   const txs: unknown[] = []
   const receipts: unknown[] = []
+  const receiptTexts = receiptTextsBetween(b, start, end)
   for (let i = start; i < end; i++) {
     const tx = JSON.parse(transactionJson(b, i)!.json) as Record<string, unknown>
     const input = tx.input as string
     if (input.length > 10) tx.input = input.slice(0, 10)
     txs.push(tx)
-    const receipt = JSON.parse(receiptJson(b, i)!.json) as Record<string, unknown>
+    const receipt = JSON.parse(receiptTexts[i - start]) as Record<string, unknown>
     receipt.logs = null
     receipt.logsBloom = null
     receipts.push(receipt)
