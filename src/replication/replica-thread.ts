@@ -113,6 +113,10 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
   }, PRODUCER_HEAD_POLL_MS)
   producerHead.unref()
 
+  // a replica whose database holds blocks without the explorer's indexes (from before them, or a snapshot
+  // taken while the producer was still building them) builds them itself, one block between others
+  const indexBackfill = import('../indexes/backfill.js').then(({ startIndexBackfill }) => startIndexBackfill(config, level, common, () => true))
+
   port.on('message', (msg: ToProducer) => {
     switch (msg.kind) {
       case 'submit':
@@ -126,8 +130,7 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
         break
       case 'shutdown':
         clearInterval(producerHead)
-        follower
-          .close()
+        Promise.all([follower.close(), indexBackfill.then((b) => b.stop())])
           .then(() => level.close())
           .then(
             () => post({ kind: 'reply', id: msg.id, ok: true, result: null }),

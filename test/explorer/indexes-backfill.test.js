@@ -12,7 +12,7 @@ import { bytesToHex } from '@ethereumjs/util'
 import { openChainLevel } from '../../dist/chain/store/level.js'
 import { Keys, Prefix } from '../../dist/chain/store/schema.js'
 import { startNode } from '../helpers/node.js'
-import { rpcResult, sleep } from '../helpers/rpc.js'
+import { rpc, rpcResult, sleep } from '../helpers/rpc.js'
 import { BENEFICIARY, HISTORY, RELAY_SINK, buildExplorerChain, keelSeal } from './explorer-chain.js'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'keel-indexes-'))
@@ -79,4 +79,29 @@ test('the indexes of blocks written without them are built in the background, en
   const rebuilt = await readIndexes()
   assert.equal(rebuilt.mark, '0x0000000000000001', 'built down to block 1')
   assert.deepEqual(rebuilt.entries, written.entries)
+})
+
+test('while older blocks are not indexed, the address history says how far the indexes reach instead of answering short', async () => {
+  // block 1's body gone: its indexes can never be built, so the mark stays at block 2
+  await dropIndexes()
+  const level = await openChainLevel(join(dataDir, 'chain'))
+  try {
+    await level.del(Keys.body(1n))
+  } finally {
+    await level.close()
+  }
+  node = await startNode({ dataDir, blockTime: 1 })
+  const deadline = Date.now() + 60_000
+  while (!/building the explorer indexes of older blocks failed/.test(node.stderr()) && Date.now() < deadline) await sleep(100)
+  assert.match(node.stderr(), /building the explorer indexes of older blocks failed; they stay incomplete below the mark.*block 1 is not in the database/)
+  // the pacing transfers of explorer-chain.js go to 0x…a0 from block 1 on
+  const pacerSink = '0x00000000000000000000000000000000000000a0'
+  const before = await rpc(node.url, 'ots_searchTransactionsBefore', [pacerSink, 0, 25])
+  assert.equal(before.error.code, -32000)
+  assert.equal(before.error.message, "the explorer's indexes are being built: they reach back to block 2, older blocks are not indexed yet; ask again once they are")
+  assert.match((await rpc(node.url, 'ots_searchTransactionsAfter', [pacerSink, 0, 25])).error.message, /reach back to block 2/)
+  // a page that ends above the mark is whole: the newest of HISTORY's transactions
+  const newest = await rpcResult(node.url, 'ots_searchTransactionsBefore', [HISTORY, 0, 25])
+  assert.equal(newest.txs.length, 32)
+  assert.equal(newest.lastPage, false)
 })

@@ -223,7 +223,7 @@ export function otsMethods(deps: MethodDeps, state: StateReader): Record<string,
 }
 
 const indexesBuilding = (from: bigint) =>
-  serverError(`the explorer's indexes are being built: they reach back to block ${from}, and blocks 1 to ${from - 1n} are not indexed yet; ask again once they are`)
+  serverError(`the explorer's indexes are being built: they reach back to block ${from}, older blocks are not indexed yet; ask again once they are`)
 
 /** ots_getBlockDetails: the block without its transactions, their count as a JSON number, no bloom; its fees. */
 function blockDetails(b: BlockRecord): RawJson {
