@@ -14,7 +14,7 @@ import type { EVMMockBlockchainInterface } from '@ethereumjs/evm'
 import { decodeBody } from '../chain/body.js'
 import { decodeReceipts } from '../chain/receipts.js'
 import type { ChainLevel } from '../chain/store/level.js'
-import { Keys } from '../chain/store/schema.js'
+import { Keys, Prefix } from '../chain/store/schema.js'
 import { createNodeCache, ReadOnlyTrieDB } from '../chain/store/state-db.js'
 import type { LevelOp } from '../chain/store/state-db.js'
 import type { KeelConfig } from '../config/types.js'
@@ -110,7 +110,19 @@ export class IndexBackfill {
     const ops: LevelOp[] = []
     const frames = body.txs.length === 0 ? [] : await this.replay(headerRlp, parentRlp, body.txs, body.senders, recorder)
     pushIndexOps(ops, number, txs, frames)
-    return { ops, deep: frames !== undefined }
+    return { ops: await this.keepNewerCreators(ops), deep: frames !== undefined }
+  }
+
+  /**
+   * Blocks are indexed newest first, so a creator entry already stored is of a later creation at the same
+   * address (CREATE2 again after a selfdestruct): the current incarnation's, which stays.
+   */
+  private async keepNewerCreators(ops: LevelOp[]): Promise<LevelOp[]> {
+    const creators = ops.filter((op) => op.key[0] === Prefix.creator)
+    if (creators.length === 0) return ops
+    const stored = await this.opts.level.getMany(creators.map((op) => op.key))
+    const newer = new Set(creators.filter((_, i) => stored[i] !== undefined))
+    return newer.size === 0 ? ops : ops.filter((op) => !newer.has(op))
   }
 
   /** Each transaction's frames, or undefined when the block cannot run again here. */
