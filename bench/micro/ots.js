@@ -1,7 +1,7 @@
 // What Otterscan's heaviest pages cost Keel: ots_searchTransactionsBefore of an address with 100,000
 // transactions (10,000 with --quick), its first page and a page in the middle of its history;
 // ots_getBlockTransactions (first and last page of 25) of a block of 5,000 transfers; ots_getBlockDetails
-// of that block. The chain is built in process (the real Producer, so the indexes are the producer's),
+// of that block; trace_replayTransaction's stateDiff of its last transfer. The chain is built in process (the real Producer, so the indexes are the producer's),
 // then a node is started on it and each request is timed one at a time over HTTP on loopback:
 // median and p99 of the round trip, the first answer (cold caches) shown apart, once the node's warm-ups
 // after start are over.
@@ -56,6 +56,8 @@ export async function run({ quick }) {
       [`ots_getBlockTransactions, page 0 of a ${BIG_BLOCK.toLocaleString('en')}-tx block`, 'ots_getBlockTransactions', [bigBlock, 0, 25], (r) => r.fullblock.transactionCount === BIG_BLOCK],
       [`ots_getBlockTransactions, last page of a ${BIG_BLOCK.toLocaleString('en')}-tx block`, 'ots_getBlockTransactions', [bigBlock, BIG_BLOCK / 25 - 1, 25], (r) => r.fullblock.transactions.length === 25],
       [`ots_getBlockDetails of the ${BIG_BLOCK.toLocaleString('en')}-tx block`, 'ots_getBlockDetails', [bigBlock], (r) => r.block.transactionCount === BIG_BLOCK],
+      // the State tab: the block's last transfer runs again after the 4,999 before it
+      [`trace_replayTransaction stateDiff, the last transfer of the ${BIG_BLOCK.toLocaleString('en')}-tx block`, 'trace_replayTransaction', [big.txHashes[BIG_BLOCK - 1], ['stateDiff']], (r) => Object.keys(r.stateDiff).length === 3],
     ]
     const rows = []
     for (const [name, method, params, check] of cases) {

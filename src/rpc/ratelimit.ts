@@ -61,6 +61,7 @@ export const DEFAULT_METHOD_COSTS: Readonly<Record<string, number>> = Object.fre
   ots_traceTransaction: 10,
   ots_getInternalOperations: 10,
   ots_getTransactionError: 10,
+  trace_replayTransaction: 20,
 })
 
 /** What a request that is not a valid call (parse error, invalid request) costs: garbage is not free. */

@@ -247,9 +247,34 @@ test('ots_getContractCreator: the deploying account, the factory for an inner cr
   assert.equal(await call('ots_getContractCreator', [chain.alice]), null)
 })
 
+test('trace_replayTransaction stateDiff (the State tab): OpenEthereum\'s shape from the prestate diff', async () => {
+  const { Child } = compile()
+  const transfer = await call('trace_replayTransaction', [chain.tx.tokenTransfer, ['stateDiff']])
+  assert.equal(transfer.output, `0x${'0'.repeat(63)}1`)
+  assert.equal(transfer.trace, null)
+  assert.equal(transfer.vmTrace, null)
+  const sender = transfer.stateDiff[chain.deployer]
+  assert.deepEqual(sender.nonce, { '*': { from: '0x3', to: '0x4' } })
+  assert.ok(BigInt(sender.balance['*'].to) < BigInt(sender.balance['*'].from), 'the fee was paid')
+  assert.equal(sender.code, '=')
+  const token = transfer.stateDiff[chain.token]
+  assert.deepEqual([token.balance, token.nonce, token.code], ['=', '=', '='])
+  // two balances moved: the recipient's slot from zero
+  const slots = Object.values(token.storage)
+  assert.equal(slots.length, 2)
+  assert.ok(slots.some((d) => d['*'].from === `0x${'0'.repeat(64)}` && BigInt(d['*'].to) === 5n * 10n ** 18n))
+  // a contract the factory made: created ("+"), and the factory's nonce moved
+  const made = await call('trace_replayTransaction', [chain.tx.make, ['stateDiff']])
+  assert.deepEqual(made.stateDiff[chain.kept], { balance: { '+': '0x0' }, nonce: { '+': '0x1' }, code: { '+': Child.deployedBytecode }, storage: {} })
+  assert.deepEqual(made.stateDiff[chain.factory].nonce, { '*': { from: '0x1', to: '0x2' } })
+  // what Keel does not serve is refused, not answered empty
+  const vm = await rpc(node.url, 'trace_replayTransaction', [chain.tx.make, ['vmTrace']])
+  assert.equal(vm.error.code, -32602)
+})
+
 test('methods Keel does not serve answer geth\'s wording, which ethers maps to "unsupported"', async () => {
-  const res = await rpc(node.url, 'trace_replayTransaction', [chain.tx.relayed, ['stateDiff']])
-  assert.deepEqual(res.error, { code: -32601, message: 'the method trace_replayTransaction does not exist/is not available' })
+  const res = await rpc(node.url, 'ots2_getAllContractsList', [0, 25])
+  assert.deepEqual(res.error, { code: -32601, message: 'the method ots2_getAllContractsList does not exist/is not available' })
   const modules = await call('rpc_modules', [])
   assert.equal(modules.ots, '1.0')
   assert.equal(modules.erigon, '1.0')

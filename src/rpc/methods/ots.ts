@@ -3,7 +3,9 @@
 // Address history, transactions by sender and nonce and contract creators are reads of the explorer's
 // indexes (indexes/); traces run the transaction again in the call pool with geth's callTracer and are
 // reshaped as Erigon's tracers shape them (json/ots-trace.ts). Block numbers, page numbers, page sizes
-// and nonces arrive from Otterscan as JSON numbers; hex and tags are accepted too.
+// and nonces arrive from Otterscan as JSON numbers; hex and tags are accepted too. trace_replayTransaction
+// serves the State tab's stateDiff (OpenEthereum's shape, as Erigon gives it) from geth's prestateTracer
+// in diff mode; its other trace types are not served.
 
 import { Address, bytesToHex, equalsBytes, hexToBytes, KECCAK256_NULL } from '@ethereumjs/util'
 import { gasUsedAt } from '../../chain/receipts.js'
@@ -16,6 +18,8 @@ import { appearancesAfter, appearancesBefore, creatorOf, txBySenderAndNonce } fr
 import type { AppearancePage } from '../../indexes/reader.js'
 import { otsInternalOperations, otsTraceEntries, otsTransactionError } from '../../json/ots-trace.js'
 import type { CallTracerFrame } from '../../json/ots-trace.js'
+import { parityStateDiff } from '../../json/parity-state-diff.js'
+import type { PrestateDiff } from '../../json/parity-state-diff.js'
 import { LruMap } from '../../util/lru.js'
 import { quantity } from '../../util/hex.js'
 import { RawJson } from '../context.js'
@@ -44,6 +48,7 @@ export function otsMethods(deps: MethodDeps, state: StateReader): Record<string,
   const level = view.level
   const limits = { maxTimeoutMs: deps.config.rpcEvmTimeoutMs, maxBytes: deps.config.batchResponseMaxSize }
   const callTracer = traceOptions({ tracer: 'callTracer' }, 0, 'TraceConfig', limits)
+  const stateDiffTracer = traceOptions({ tracer: 'muxTracer', tracerConfig: { callTracer: { onlyTopCall: true }, prestateTracer: { diffMode: true } } }, 0, 'TraceConfig', limits)
   const traces = new LruMap<string, Promise<CallTracerFrame>>(TRACE_CACHE)
   /** the index mark, read until the indexes are complete (then it never moves again) */
   let complete = false
@@ -70,19 +75,22 @@ export function otsMethods(deps: MethodDeps, state: StateReader): Record<string,
     return at === undefined || b === undefined ? undefined : { block: b, index: at.index }
   }
 
+  /** `hash` run again in the call pool with `options`: the tracer's JSON. */
+  const traceOf = async (hash: string, options: typeof callTracer, ctx: RequestContext): Promise<unknown> => {
+    const found = await minedTx(hash)
+    if (found === undefined) throw serverError('transaction not found')
+    if (found.block.number === 0n) throw serverError('genesis is not traceable')
+    const prefix = await blockPrefix(view, found.block, found.index + 1)
+    const result = unwrap(await deps.executor.run({ kind: 'traceBlock', mode: 'transaction', ...prefix, traced: [found.index], options }, callClientOf(deps, ctx)))
+    if (result.kind !== 'trace') throw serverError('tracing failed')
+    return JSON.parse(result.json)
+  }
+
   /** The transaction's callTracer tree, run once in the call pool and kept. */
   const callTrace = (hash: string, ctx: RequestContext): Promise<CallTracerFrame> => {
     let trace = traces.get(hash)
     if (trace === undefined) {
-      trace = (async () => {
-        const found = await minedTx(hash)
-        if (found === undefined) throw serverError('transaction not found')
-        if (found.block.number === 0n) throw serverError('genesis is not traceable')
-        const prefix = await blockPrefix(view, found.block, found.index + 1)
-        const result = unwrap(await deps.executor.run({ kind: 'traceBlock', mode: 'transaction', ...prefix, traced: [found.index], options: callTracer }, callClientOf(deps, ctx)))
-        if (result.kind !== 'trace') throw serverError('tracing failed')
-        return JSON.parse(result.json) as CallTracerFrame
-      })()
+      trace = traceOf(hash, callTracer, ctx) as Promise<CallTracerFrame>
       traces.set(hash, trace)
       // a failure (a timeout under load, say) is not kept
       trace.catch(() => traces.delete(hash))
@@ -218,6 +226,22 @@ export function otsMethods(deps: MethodDeps, state: StateReader): Record<string,
     ots_getTransactionError: async (params, ctx) => {
       p.expectParams(params, 1, 1)
       return otsTransactionError(await callTrace(p.hash32(params[0], 0), ctx))
+    },
+
+    // Otterscan's State tab: [hash, ["stateDiff"]]
+    trace_replayTransaction: async (params, ctx) => {
+      p.expectParams(params, 2, 2)
+      const hash = p.hash32(params[0], 0)
+      const types = params[1]
+      if (!Array.isArray(types) || !types.every((t) => typeof t === 'string')) throw invalidParams('invalid argument 1: trace types must be a list of strings')
+      for (const t of types) if (t !== 'stateDiff') throw invalidParams(`invalid argument 1: trace type ${JSON.stringify(t)} is not served (Keel serves "stateDiff")`)
+      const traced = (await traceOf(hash, stateDiffTracer, ctx)) as { callTracer: CallTracerFrame; prestateTracer: PrestateDiff }
+      return {
+        output: traced.callTracer.output ?? '0x',
+        stateDiff: types.length === 0 ? null : parityStateDiff(traced.prestateTracer),
+        trace: null,
+        vmTrace: null,
+      }
     },
   }
 }
