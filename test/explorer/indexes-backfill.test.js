@@ -1,14 +1,18 @@
 // A node started on a database without the explorer's indexes (a chain written before Keel kept them)
 // builds them in the background from its blocks, says so in its log, and ends with exactly the entries
 // the producer wrote while it built the same blocks. The indexes are removed here from a chain a node
-// built, and compared key by key after the rebuild.
+// built, and compared key by key after the rebuild; on a chain whose old states are pruned, the blocks
+// that cannot run again are indexed from their transactions' top-level fields.
 
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import { bytesToHex } from '@ethereumjs/util'
+import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { Interface } from 'ethers'
+import { deploy, openTempChain } from '../../bench/lib/temp-chain.js'
+import { compile } from '../helpers/contracts.js'
 import { openChainLevel } from '../../dist/chain/store/level.js'
 import { Keys, Prefix } from '../../dist/chain/store/schema.js'
 import { startNode } from '../helpers/node.js'
@@ -104,4 +108,53 @@ test('while older blocks are not indexed, the address history says how far the i
   const newest = await rpcResult(node.url, 'ots_searchTransactionsBefore', [HISTORY, 0, 25])
   assert.equal(newest.txs.length, 32)
   assert.equal(newest.lastPage, false)
+})
+
+test('a block whose parent state is pruned (--state-history) is indexed from its transactions\' top-level fields, and the log counts them', async () => {
+  const { Relay } = compile()
+  const HISTORY_BLOCKS = 128
+  const chain = await openTempChain({ stateHistory: HISTORY_BLOCKS })
+  let open = true
+  try {
+    const relay = await deploy(chain, Relay.bytecode)
+    const relayAbi = new Interface(Relay.abi)
+    const key = chain.dev[1].key
+    await chain.submit(chain.sign(key, { to: hexToBytes(relay), value: 8n, gasLimit: 300_000n, data: hexToBytes(relayAbi.encodeFunctionData('relay', [relay, RELAY_SINK, 3])) }))
+    const relayed = (await chain.sealBlock()).txHashes[0]
+    // past the window and its pruning margin, so that blocks 1 and 2 cannot run again
+    for (let i = 0; i < HISTORY_BLOCKS + 24; i++) {
+      await chain.submit(chain.sign(chain.dev[2].key, { to: hexToBytes('0x00000000000000000000000000000000000000f1'), value: 1n, gasLimit: 21_000n }))
+      await chain.sealBlock()
+    }
+    await chain.close({ keepData: true })
+    open = false
+    const shallowDir = chain.dir
+    const level = await openChainLevel(join(shallowDir, 'chain'))
+    try {
+      const ops = [{ type: 'del', key: Keys.meta('indexes') }]
+      for (const prefix of INDEX_PREFIXES) for await (const k of level.keys({ gte: Uint8Array.of(prefix), lt: Uint8Array.of(prefix + 1) })) ops.push({ type: 'del', key: k })
+      await level.batch(ops)
+    } finally {
+      await level.close()
+    }
+    const pruned = await startNode({ dataDir: shallowDir, dev: false, args: ['--state-history', String(HISTORY_BLOCKS)] })
+    try {
+      const deadline = Date.now() + 60_000
+      while (!/explorer indexes built for every block/.test(pruned.stderr()) && Date.now() < deadline) await sleep(100)
+      const done = /explorer indexes built for every block.*"shallowBlocks":(\d+)/.exec(pruned.stderr())
+      assert.ok(done !== null, 'the build finished')
+      assert.ok(Number(done[1]) >= 2, `${done[1]} blocks indexed from their top-level fields`)
+      // the transaction is the relay's (its recipient) and its sender's, but the value three calls deep is lost with the state
+      const relayHistory = await rpcResult(pruned.url, 'ots_searchTransactionsBefore', [relay, 0, 25])
+      assert.ok(relayHistory.txs.some((t) => t.hash === relayed))
+      assert.deepEqual((await rpcResult(pruned.url, 'ots_searchTransactionsBefore', [RELAY_SINK, 0, 25])).txs, [])
+      assert.deepEqual(await rpcResult(pruned.url, 'ots_getContractCreator', [relay]), { hash: (await rpcResult(pruned.url, 'eth_getBlockByNumber', ['0x1', false])).transactions[0], creator: chain.dev[0].address })
+    } finally {
+      await pruned.stop()
+      rmSync(shallowDir, { recursive: true, force: true })
+    }
+  } finally {
+    if (open) await chain.close()
+    rmSync(chain.dir, { recursive: true, force: true })
+  }
 })
