@@ -1,6 +1,7 @@
 // --replica-verify execute: a replica runs every block's transactions itself, on its own state of the
 // parent block, before the block is applied, and refuses it unless the state root, the gas and every
-// receipt come out as the producer's. The default checks (verify.ts) take the state root on the
+// receipt come out as the producer's, and every transaction's call frames (the explorer's indexes) as the
+// producer recorded them. The default checks (verify.ts) take the state root and the frames on the
 // producer's word; this takes nothing on trust, at the cost of executing every block again (the
 // producer's own cost of building it: bench/README.md has the figure).
 
@@ -16,6 +17,8 @@ import { beforeTransactions, requestsHashAfterTransactions } from '../chain/syst
 import type { ReceiptRecord } from '../chain/receipts.js'
 import { blockHashSource } from '../evm/block-hashes.js'
 import { scratchVM } from '../exec/scratch-vm.js'
+import { FrameRecorder } from '../indexes/frames.js'
+import type { TxFrames } from '../indexes/frames.js'
 import { ReplicationError } from './errors.js'
 import type { VerifiedBlock } from './verify.js'
 
@@ -33,6 +36,8 @@ export function blockAuditor(level: ChainLevel, common: Common): (block: Verifie
     const vm = await scratchVM(trieDb, blockCommon, parent.stateRoot, blockchain)
     const block = new Block(header, [], [], blockCommon.isActivatedEIP(4895) ? [] : undefined, { common: blockCommon })
     await beforeTransactions(vm, blockCommon, header)
+    const recorder = new FrameRecorder()
+    recorder.attach(vm.evm)
     const receipts: ReceiptRecord[] = []
     let gasUsed = 0n
     for (let i = 0; i < verified.body.txs.length; i++) {
@@ -42,8 +47,10 @@ export function blockAuditor(level: ChainLevel, common: Common): (block: Verifie
         throw new ReplicationError('state-root-mismatch', `${at}: transaction ${i} is signed by ${tx.getSenderAddress().toString()}, the body records ${bytesToHex(verified.body.senders[i])}`)
       }
       let result
+      recorder.beginTx()
       try {
         result = await runTx(vm, { tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true })
+        recorder.endTx()
       } catch (err) {
         throw new ReplicationError('state-root-mismatch', `${at}: transaction ${i} does not run: ${(err as Error).message}`)
       }
@@ -55,6 +62,15 @@ export function blockAuditor(level: ChainLevel, common: Common): (block: Verifie
         throw new ReplicationError('state-root-mismatch', `${at}: transaction ${i} gives status ${r.status ?? 1}, cumulative gas ${gasUsed}; the block says ${stored.status}, ${stored.cumulativeGasUsed}`)
       }
     }
+    const frames = recorder.take()
+    recorder.detach()
+    if (verified.frames !== undefined) {
+      for (let i = 0; i < frames.length; i++) {
+        if (framesKey(frames[i]) !== framesKey(verified.frames[i])) {
+          throw new ReplicationError('state-root-mismatch', `${at}: transaction ${i}'s call frames are not the ones the producer sent for the explorer's indexes`)
+        }
+      }
+    }
     const requestsHash = await requestsHashAfterTransactions(vm, blockCommon, block, receipts)
     if (requestsHash !== undefined && header.requestsHash !== undefined && !equalsBytes(requestsHash, header.requestsHash)) {
       throw new ReplicationError('state-root-mismatch', `${at}: requests hash ${bytesToHex(requestsHash)}, the header's ${bytesToHex(header.requestsHash)}`)
@@ -64,4 +80,11 @@ export function blockAuditor(level: ChainLevel, common: Common): (block: Verifie
       throw new ReplicationError('state-root-mismatch', `${at}: executed, its state root is ${bytesToHex(root)}, the header's ${bytesToHex(header.stateRoot)}`)
     }
   }
+}
+
+/** A transaction's frames in a form that compares them as sets (the order they were met in aside). */
+function framesKey(f: TxFrames): string {
+  const addresses = f.addresses.map((a) => bytesToHex(a)).sort()
+  const creations = f.creations.map(([c, by]) => `${bytesToHex(c)}<${bytesToHex(by)}`).sort()
+  return `${addresses.join(',')};${creations.join(',')}`
 }

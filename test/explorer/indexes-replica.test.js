@@ -1,7 +1,8 @@
 // The explorer's indexes on a replica: the block stream carries each transaction's call frames, so a
 // replica's address history, creators and sender/nonce lookups answer exactly as the producer's,
 // including the appearances only execution shows (value three calls deep, a selfdestruct's
-// beneficiary, a contract a factory created). A real nats-server, a producer and a replica.
+// beneficiary, a contract a factory created); with --replica-verify execute the replica runs each block
+// and refuses frames that are not what it ran. A real nats-server, a producer and a replica.
 
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
@@ -19,7 +20,8 @@ before(async () => {
   nats = await startNats()
   const genesis = writeGenesis()
   producer = await startProducer(nats, genesis, { blockTime: 1 })
-  replica = await startReplica(nats, producer)
+  // the replica also runs every block itself and checks the producer's frames against its own
+  replica = await startReplica(nats, producer, { args: ['--replica-verify', 'execute'] })
   chain = await buildExplorerChain(producer.url, keelSeal(producer.url))
   await waitForHead(replica.url, BigInt(await rpcResult(producer.url, 'eth_blockNumber', [])))
 })
