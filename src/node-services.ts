@@ -26,6 +26,7 @@ import type { TransportLimits } from './rpc/limits.js'
 import { blockMethods } from './rpc/methods/eth-blocks.js'
 import { execMethods } from './rpc/methods/eth-exec.js'
 import { traceMethods } from './rpc/methods/debug-trace.js'
+import { otsMethods } from './rpc/methods/ots.js'
 import { storageRangeMethods } from './rpc/methods/debug-storage.js'
 import { debugRawMethods } from './rpc/methods/debug-raw.js'
 import { feeMethods } from './rpc/methods/eth-fees.js'
@@ -161,6 +162,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
   dispatcher.registerAll(debugRawMethods(deps, blocks.eth_getRawTransactionByHash))
   dispatcher.registerAll(execMethods(deps))
   dispatcher.registerAll(traceMethods(deps))
+  dispatcher.registerAll(otsMethods(deps, headState))
   dispatcher.registerAll(storageRangeMethods(deps))
   dispatcher.registerAll(fillMethods(deps, tips))
   dispatcher.registerAll(metrics === null ? sendMethods(deps) : metrics.txpool.instrument(sendMethods(deps)))

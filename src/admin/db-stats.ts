@@ -33,6 +33,9 @@ const TABLES: Record<string, number> = {
   blockNumbers: Prefix.blockNumber,
   txLookups: Prefix.txLookup,
   pooledTxs: Prefix.pooledTx,
+  explorerAppearances: Prefix.appearance,
+  explorerSenderNonces: Prefix.senderNonce,
+  explorerCreators: Prefix.creator,
   meta: Prefix.meta,
 }
 

@@ -15,6 +15,7 @@ import { orderedTrieRoot } from './ordered-trie.js'
 import { applyPlainTransfer, plainTransfersApply } from './plain-transfer.js'
 import { eventLoopTurn, TimeSlicer } from '../util/time-slicer.js'
 import type { PooledTx } from './pooled-tx.js'
+import { trustedHexToBytes } from '../util/hex.js'
 import type { ReceiptRecord } from './receipts.js'
 import { beforeTransactions, requestsHashAfterTransactions } from './system-calls.js'
 
@@ -39,6 +40,17 @@ export interface BuildInput {
   extraData: Uint8Array
   /** Apply plain value transfers without the EVM (default true; off only to compare both paths). */
   plainTransfers?: boolean
+  /** Told of each included transaction's execution (the explorer's indexes: indexes/frames.ts). */
+  frames?: TxRecorder
+}
+
+/** What the builder tells a recorder of call frames (indexes/frames.ts FrameRecorder). */
+export interface TxRecorder {
+  attach(evm: VM['evm']): void
+  beginTx(): void
+  endTx(): void
+  dropTx(): void
+  plain(sender: Uint8Array, to: Uint8Array): void
 }
 
 export interface BuiltBlock {
@@ -90,6 +102,8 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
   let gasUsed = 0n
   const plainTransfers = input.plainTransfers !== false && plainTransfersApply(common)
   let plainCount = 0
+  const frames = input.frames
+  frames?.attach(vm.evm)
 
   await vm.evm.journal.checkpoint()
   try {
@@ -122,15 +136,18 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
         receipts.push({ status: 1, cumulativeGasUsed: gasUsed, logs: [] })
         blooms.push(EMPTY_BLOOM)
         included.push(ptx)
+        frames?.plain(trustedHexToBytes(ptx.sender), ptx.tx.to!.bytes)
         plainCount++
         candidates.shift()
         continue
       }
       let result
       slicer.restart()
+      frames?.beginTx()
       try {
         result = await runTx(vm, { tx: ptx.tx, block: pending, blockGasUsed: gasUsed, skipHardForkValidation: true })
       } catch {
+        frames?.dropTx()
         invalid.push(ptx)
         candidates.pop()
         continue
@@ -140,6 +157,7 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
       receipts.push({ status: r.status ?? 1, cumulativeGasUsed: gasUsed, logs: r.logs })
       blooms.push(result.bloom.bitvector)
       bloom.or(result.bloom)
+      frames?.endTx()
       included.push(ptx)
       candidates.shift()
     }

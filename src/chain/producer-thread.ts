@@ -76,6 +76,8 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
   }
 
   let warmUp: ProducerWarmUp | undefined
+  /** builds the explorer's indexes of blocks written before they were kept (indexes/backfill.ts) */
+  let indexBackfill: Promise<{ stop(): Promise<void> }> | undefined
   let shuttingDown = false
   port.on('message', (msg: ToProducer) => {
     switch (msg.kind) {
@@ -94,7 +96,7 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
       case 'shutdown':
         shuttingDown = true
         warmUp?.stop()
-        Promise.all([producer.close(), warmUp?.done])
+        Promise.all([producer.close(), warmUp?.done, indexBackfill?.then((b) => b.stop())])
           .then(() => stream?.close())
           .then(() => level.close())
           .then(
@@ -111,7 +113,9 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
   publisher?.start(producer.headHeader.number)
   producer.blockVM().then(
     () => {
-      if (!shuttingDown && !config.noSeal) warmUp = startProducerWarmUp(config, genesis, () => producer.idle)
+      if (shuttingDown || config.noSeal) return
+      warmUp = startProducerWarmUp(config, genesis, () => producer.idle)
+      indexBackfill = import('../indexes/backfill.js').then(({ startIndexBackfill }) => startIndexBackfill(config, level, producer.common, () => producer.idle))
     },
     (err: unknown) => post({ kind: 'fatal', message: `producer failed to load the VM: ${(err as Error).stack ?? err}` }),
   )

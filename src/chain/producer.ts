@@ -40,6 +40,9 @@ import { BulkFlushStateManager } from './store/bulk-flush-sm.js'
 import { TxPool } from './txpool.js'
 import { trustedHexToBytes } from '../util/hex.js'
 import { RLP } from '@ethereumjs/rlp'
+import { FrameRecorder } from '../indexes/frames.js'
+import { indexedPooledTxs, pushIndexOps } from '../indexes/block-indexes.js'
+import { markIndexStart } from '../indexes/progress.js'
 
 export interface ProducerEvents {
   onBlock(event: NewBlockEvent): void
@@ -90,6 +93,8 @@ export class Producer {
   private readonly journal: GroupCommit
   private extraData = new Uint8Array(0)
   private coinbase = new Address(new Uint8Array(20))
+  /** call frames of the block being built, for the explorer's indexes */
+  private readonly frames = new FrameRecorder()
 
   private constructor(
     private readonly config: KeelConfig,
@@ -199,6 +204,7 @@ export class Producer {
         if (hash !== undefined) this.recentHashes.set(n, hash)
       }
     }
+    await markIndexStart(this.level, this.head.number)
     this.common.setHardforkBy({ blockNumber: this.head.number, timestamp: this.head.timestamp })
     this.reader.setRoot(this.head.stateRoot)
   }
@@ -426,8 +432,10 @@ export class Producer {
         gasLimit: parent.gasLimit,
         extraData: this.extraData,
         plainTransfers: this.options.plainTransfers,
+        frames: this.frames,
       })
     } catch (err) {
+      this.frames.take()
       this.trieDb.discard()
       this.diffs.discard()
       await this.sm.setStateRoot(parent.stateRoot, true)
@@ -461,6 +469,8 @@ export class Producer {
       receipts,
       logsBloom: header.logsBloom,
     })
+    const frames = this.frames.take()
+    pushIndexOps(ops, number, indexedPooledTxs(included, receipts), frames)
     for (const ptx of included) ops.push({ type: 'del', key: Keys.pooledTx(trustedHexToBytes(ptx.hash)) })
     for (const ptx of invalid) ops.push({ type: 'del', key: Keys.pooledTx(trustedHexToBytes(ptx.hash)) })
     // taken before the batch: a sink's outbox entry holds it; a failed batch discards it as before
@@ -468,7 +478,7 @@ export class Producer {
     const writeSet: BlockWriteSet | undefined =
       this.options.writeSets === undefined
         ? undefined
-        : { number, hash, headerRlp, bodyRlp, receiptsRlp, trieNodes: trie.nodes, pruneOps: trie.prune, stateDiff, committedAt: Date.now() }
+        : { number, hash, headerRlp, bodyRlp, receiptsRlp, trieNodes: trie.nodes, pruneOps: trie.prune, stateDiff, frames, committedAt: Date.now() }
     if (writeSet !== undefined) ops.push(...this.options.writeSets!.prepare(writeSet))
     // pool journal writes of transactions in this block must land before their deletion below
     await this.journal.flush()

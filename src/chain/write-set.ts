@@ -2,6 +2,7 @@
 // (replication/publisher.ts). The sink may add keys of its own to the block's batch (its outbox entry),
 // so that what it must still send survives a crash together with the block.
 
+import type { TxFrames } from '../indexes/frames.js'
 import type { StateDiff } from './state-diff.js'
 import type { LevelOp } from './store/state-db.js'
 
@@ -16,6 +17,8 @@ export interface BlockWriteSet {
   /** the rest of the state's writes: with --state-history, pruned nodes and their bookkeeping */
   pruneOps: LevelOp[]
   stateDiff: StateDiff
+  /** each transaction's call frames, for the explorer's indexes (indexes/block-indexes.ts) */
+  frames: TxFrames[]
   /** when the block's batch was handed to LevelDB (ms since the epoch) */
   committedAt: number
 }

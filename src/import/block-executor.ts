@@ -1,7 +1,8 @@
 // `keel import`'s execution of each block of a chain file on its parent's state, checked against its
 // header (chain/block-check.ts). The state's writes are held back (the trie DB's capture) and handed out
 // with the block's other keys, so that the block and its state reach the database in one batch, as a
-// sealed block does.
+// sealed block does, with the block's explorer index entries (src/indexes/) from the frames its
+// transactions ran.
 
 import { createBlockFromRLP } from '@ethereumjs/block'
 import type { Block, BlockHeader } from '@ethereumjs/block'
@@ -21,6 +22,8 @@ import type { ReceiptRecord, StoredLog } from '../chain/receipts.js'
 import type { BlockRecord } from '../chain/block-record.js'
 import { BulkFlushStateManager } from '../chain/store/bulk-flush-sm.js'
 import { BlockMismatch, runCheckedBlock } from '../chain/block-check.js'
+import { indexedTxs, pushIndexOps } from '../indexes/block-indexes.js'
+import { FrameRecorder, recordTransactions } from '../indexes/frames.js'
 import { ImportError } from './import-error.js'
 
 /** Trie nodes kept decoded between blocks, and the state manager's caches (entries). */
@@ -31,11 +34,15 @@ export interface ExecutedBlock {
   record: BlockRecord
   /** the block's trie writes (nodes and code), with the table prefix */
   trieOps: LevelOp[]
+  /** the block's explorer index entries (address appearances, sender and nonce, creators) */
+  indexOps: LevelOp[]
   gasUsed: bigint
   txCount: number
 }
 
 export class BlockExecutor {
+  private readonly recorder = new FrameRecorder()
+
   private constructor(
     private readonly common: Common,
     private readonly trieDb: WritableTrieDB,
@@ -86,16 +93,21 @@ export class BlockExecutor {
     }
 
     this.trieDb.capture()
+    const stopRecording = recordTransactions(this.vm, this.recorder)
     let result
     try {
       result = await runCheckedBlock(this.vm, block, parent)
     } catch (err) {
       // the state moved on in the VM: back to the parent's, so that the executor can be closed or reused
       this.trieDb.discard()
+      this.recorder.take()
       await this.vm.stateManager.setStateRoot(parent.stateRoot, true)
       if (err instanceof BlockMismatch) throw new ImportError(err.message, err.number)
       throw err
+    } finally {
+      stopRecording()
     }
+    const frames = this.recorder.take()
     const receipts: ReceiptRecord[] = result.receipts.map((r) => {
       const withStatus = r as { status?: 0 | 1; stateRoot?: Uint8Array }
       return {
@@ -107,6 +119,8 @@ export class BlockExecutor {
     })
     const { ops } = this.trieDb.takeCaptured()
     const txHashes = block.transactions.map((tx) => tx.hash())
+    const indexOps: LevelOp[] = []
+    pushIndexOps(indexOps, header.number, indexedTxs(block.transactions.map((tx) => tx.serialize()), senders, txHashes, receipts), frames)
     const bodyRlp = encodeBody(
       block.transactions.map((tx) => tx.serialize()),
       senders,
@@ -124,6 +138,7 @@ export class BlockExecutor {
         logsBloom: header.logsBloom,
       },
       trieOps: ops,
+      indexOps,
       gasUsed: header.gasUsed,
       txCount: block.transactions.length,
     }

@@ -82,7 +82,7 @@ export async function importChainFiles(
         throw new ImportError(`${at}: timestamp ${block.header.timestamp} is not after its parent's (${head.timestamp})`, number)
       }
       const executed = await executor.execute(block, head)
-      const ops: LevelOp[] = [...executed.trieOps]
+      const ops: LevelOp[] = [...executed.trieOps, ...executed.indexOps]
       pushBlockRecord(ops, executed.record)
       await level.batch(ops)
       executor.written()

@@ -1,9 +1,10 @@
 // --replica-verify execute: a replica runs every block itself, on its own state of the parent block, before
 // the block is applied, and refuses it unless it checks out against its header field by field, as
 // `keel import` checks a block from a chain file (chain/block-check.ts: state, receipts and transactions
-// roots, bloom, gas, base fee, requests hash), and every receipt comes out as the producer's. The default
-// checks (verify.ts) take the state root on the producer's word; this takes nothing on trust, at the cost
-// of executing every block again (the producer's own cost of building it: bench/README.md has the figure).
+// roots, bloom, gas, base fee, requests hash), every receipt comes out as the producer's, and every
+// transaction's call frames (the explorer's indexes) as the producer recorded them. The default checks
+// (verify.ts) take the state root and the frames on the producer's word; this takes nothing on trust, at
+// the cost of executing every block again (the producer's own cost of building it: bench/README.md).
 
 import { Block, createBlockHeaderFromRLP } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
@@ -15,6 +16,8 @@ import { Keys } from '../chain/store/schema.js'
 import { createNodeCache, ReadOnlyTrieDB } from '../chain/store/state-db.js'
 import { blockHashSource } from '../evm/block-hashes.js'
 import { scratchVM } from '../exec/scratch-vm.js'
+import { FrameRecorder, recordTransactions } from '../indexes/frames.js'
+import type { TxFrames } from '../indexes/frames.js'
 import { ReplicationError } from './errors.js'
 import type { VerifiedBlock } from './verify.js'
 
@@ -39,12 +42,17 @@ export function blockAuditor(level: ChainLevel, common: Common): (block: Verifie
       }
     }
     const block = new Block(header, txs, [], blockCommon.isActivatedEIP(4895) ? [] : undefined, { common: blockCommon })
+    // each transaction's frames, as the producer records them (the fork's system calls run outside a transaction)
+    const recorder = new FrameRecorder()
+    const stopRecording = recordTransactions(vm, recorder)
     let result
     try {
       result = await runCheckedBlock(vm, block, parent)
     } catch (err) {
       if (err instanceof BlockMismatch) throw new ReplicationError('state-root-mismatch', err.message)
       throw err
+    } finally {
+      stopRecording()
     }
     for (let i = 0; i < result.receipts.length; i++) {
       const r = result.receipts[i] as { status?: 0 | 1; cumulativeBlockGasUsed: bigint }
@@ -53,5 +61,23 @@ export function blockAuditor(level: ChainLevel, common: Common): (block: Verifie
         throw new ReplicationError('state-root-mismatch', `${at}: transaction ${i} gives status ${r.status ?? 1}, cumulative gas ${r.cumulativeBlockGasUsed}; the block says ${stored.status}, ${stored.cumulativeGasUsed}`)
       }
     }
+    const frames = recorder.take()
+    if (verified.frames !== undefined) {
+      if (frames.length !== verified.frames.length) {
+        throw new ReplicationError('state-root-mismatch', `${at}: ${frames.length} transactions ran, the producer sent call frames of ${verified.frames.length}`)
+      }
+      for (let i = 0; i < frames.length; i++) {
+        if (framesKey(frames[i]) !== framesKey(verified.frames[i])) {
+          throw new ReplicationError('state-root-mismatch', `${at}: transaction ${i}'s call frames are not the ones the producer sent for the explorer's indexes`)
+        }
+      }
+    }
   }
+}
+
+/** A transaction's frames in a form that compares them as sets (the order they were met in aside). */
+function framesKey(f: TxFrames): string {
+  const addresses = f.addresses.map((a) => bytesToHex(a)).sort()
+  const creations = f.creations.map(([c, by]) => `${bytesToHex(c)}<${bytesToHex(by)}`).sort()
+  return `${addresses.join(',')};${creations.join(',')}`
 }

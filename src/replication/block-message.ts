@@ -3,15 +3,20 @@
 // pruning bookkeeping of its batch) and the state diff that keeps 'latest' warm on the replica's readers.
 // The replica derives the block's other keys (canonical hash, number, transaction and log indexes, head
 // pointer) from the header, body and receipts itself (chain/block-record.ts), as the producer does, so
-// that no index entry it stores is taken on trust.
+// that no index entry it stores is taken on trust. The explorer's indexes (indexes/block-indexes.ts)
+// come from the call frames each transaction made, which only execution shows: the message carries them
+// (version 2) and the replica derives the index entries from them by the producer's code; a version 1
+// message has none, and the replica then indexes each transaction by its top-level fields.
 
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToUnprefixedHex, hexToBytes } from '@ethereumjs/util'
 import type { StateDiff } from '../chain/state-diff.js'
 import type { LevelOp } from '../chain/store/state-db.js'
+import { decodeFrames, encodeFrames } from '../indexes/block-indexes.js'
+import type { TxFrames } from '../indexes/frames.js'
 import { ReplicationError } from './errors.js'
 
-export const BLOCK_MESSAGE_VERSION = 1
+export const BLOCK_MESSAGE_VERSION = 2
 
 export interface BlockMessage {
   headerRlp: Uint8Array
@@ -22,6 +27,8 @@ export interface BlockMessage {
   /** the rest of the batch's state writes (with --state-history: pruned nodes and their bookkeeping) */
   pruneOps: LevelOp[]
   stateDiff: StateDiff | undefined
+  /** each transaction's call frames (undefined: a version 1 message) */
+  frames: TxFrames[] | undefined
 }
 
 const PUT = Uint8Array.of()
@@ -69,6 +76,7 @@ export function encodeBlockMessage(m: BlockMessage): Uint8Array {
     m.trieNodes,
     m.pruneOps.map((op) => (op.type === 'put' ? [PUT, op.key, op.value] : [DEL, op.key])),
     encodeStateDiff(m.stateDiff),
+    encodeFrames(m.frames ?? []),
   ] as never)
 }
 
@@ -79,11 +87,23 @@ export function decodeBlockMessage(bytes: Uint8Array): BlockMessage {
   } catch (err) {
     throw new ReplicationError('malformed', `block message is not RLP: ${(err as Error).message}`)
   }
-  if (!Array.isArray(raw) || raw.length !== 7) throw new ReplicationError('malformed', 'block message is not a list of 7 items')
-  const [version, headerRlp, bodyRlp, receiptsRlp, trieNodes, pruneOps, stateDiff] = raw as unknown[]
+  if (!Array.isArray(raw) || raw.length < 1) throw new ReplicationError('malformed', 'block message is not a list')
+  const [version, headerRlp, bodyRlp, receiptsRlp, trieNodes, pruneOps, stateDiff, framesRaw] = raw as unknown[]
   const v = version as Uint8Array
-  if (!(v instanceof Uint8Array) || v.length !== 1 || v[0] !== BLOCK_MESSAGE_VERSION) {
-    throw new ReplicationError('malformed', `block message version ${v instanceof Uint8Array ? bytesToUnprefixedHex(v) : '?'} is not ${BLOCK_MESSAGE_VERSION}`)
+  // version 1 (7 items) from a producer that does not record frames yet is still read
+  const known = v instanceof Uint8Array && v.length === 1 && (v[0] === 1 || v[0] === BLOCK_MESSAGE_VERSION)
+  if (!known) {
+    throw new ReplicationError('malformed', `block message version ${v instanceof Uint8Array ? bytesToUnprefixedHex(v) : '?'} is not 1 or ${BLOCK_MESSAGE_VERSION}`)
+  }
+  const items = v[0] === 1 ? 7 : 8
+  if (raw.length !== items) throw new ReplicationError('malformed', `block message version ${v[0]} is not a list of ${items} items`)
+  let frames: TxFrames[] | undefined
+  if (v[0] !== 1) {
+    try {
+      frames = decodeFrames(framesRaw)
+    } catch (err) {
+      throw new ReplicationError('malformed', `block message frames: ${(err as Error).message}`)
+    }
   }
   for (const [name, part] of [['header', headerRlp], ['body', bodyRlp], ['receipts', receiptsRlp]] as const) {
     if (!(part instanceof Uint8Array)) throw new ReplicationError('malformed', `block message ${name} is not a byte string`)
@@ -109,5 +129,6 @@ export function decodeBlockMessage(bytes: Uint8Array): BlockMessage {
     trieNodes: nodes,
     pruneOps: ops,
     stateDiff: decodeStateDiff(stateDiff),
+    frames,
   }
 }

@@ -13,6 +13,7 @@ import { createBlockHeaderFromRLP } from '@ethereumjs/block'
 import type { FromProducer, PoolQuery, ProducerInit, StreamStatus, SubmitOutcome, ToProducer, TxWire } from '../chain/messages.js'
 import { headInfo, Producer } from '../chain/producer.js'
 import { openChainLevel } from '../chain/store/level.js'
+import { markIndexStart } from '../indexes/progress.js'
 import { decodeHead, Keys } from '../chain/store/schema.js'
 import { ErrorCode } from '../errors.js'
 import { createChainCommon } from '../evm/common.js'
@@ -52,6 +53,8 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
   const { paramsVM } = await importEthereumjsModule<{ paramsVM: CommonParams }>('@ethereumjs/vm', 'params.js')
   const common = createChainCommon(genesis, crypto.customCrypto, paramsVM)
   const head = decodeHead((await level.get(Keys.meta('head')))!)
+  // a replica's database from before the explorer's indexes: they start at its next block
+  await markIndexStart(level, head.number)
   const header = createBlockHeaderFromRLP((await level.get(Keys.header(head.number)))!, { common, setHardfork: true })
   common.setHardforkBy({ blockNumber: header.number, timestamp: header.timestamp })
   const genesisHash = await level.get(Keys.meta('genesis'))
@@ -110,6 +113,10 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
   }, PRODUCER_HEAD_POLL_MS)
   producerHead.unref()
 
+  // a replica whose database holds blocks without the explorer's indexes (from before them, or a snapshot
+  // taken while the producer was still building them) builds them itself, one block between others
+  const indexBackfill = import('../indexes/backfill.js').then(({ startIndexBackfill }) => startIndexBackfill(config, level, common, () => true))
+
   port.on('message', (msg: ToProducer) => {
     switch (msg.kind) {
       case 'submit':
@@ -123,8 +130,7 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
         break
       case 'shutdown':
         clearInterval(producerHead)
-        follower
-          .close()
+        Promise.all([follower.close(), indexBackfill.then((b) => b.stop())])
           .then(() => level.close())
           .then(
             () => post({ kind: 'reply', id: msg.id, ok: true, result: null }),

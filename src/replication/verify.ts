@@ -23,6 +23,8 @@ import type { StateDiff } from '../chain/state-diff.js'
 import type { LevelOp } from '../chain/store/state-db.js'
 import { Keys, Prefix } from '../chain/store/schema.js'
 import type { BlockMessage } from './block-message.js'
+import { indexedTxs, pushIndexOps } from '../indexes/block-indexes.js'
+import type { TxFrames } from '../indexes/frames.js'
 import { ReplicationError } from './errors.js'
 
 export interface ReplicaHead {
@@ -49,6 +51,8 @@ export interface VerifiedBlock {
   body: StoredBody
   receipts: ReceiptRecord[]
   stateDiff: StateDiff | undefined
+  /** each transaction's call frames as the producer recorded them (undefined: a version 1 message) */
+  frames: TxFrames[] | undefined
   /** bytes the batch writes (keys and values), for the replica's metrics */
   bytes: number
 }
@@ -129,11 +133,15 @@ export async function verifyBlock(m: BlockMessage, head: ReplicaHead, ctx: Verif
     receipts,
     logsBloom: header.logsBloom,
   })
+  if (m.frames !== undefined && m.frames.length !== body.txs.length) {
+    throw new ReplicationError('bad-write-set', `${at}: ${body.txs.length} transactions but frames of ${m.frames.length}`)
+  }
+  pushIndexOps(ops, number, indexedTxs(body.txs, body.senders, txHashes, receipts), m.frames)
   for (let i = recordStart; i < ops.length; i++) {
     const op = ops[i]
     bytes += op.key.length + (op.type === 'put' ? op.value.length : 0)
   }
-  return { header, hash, headerRlp: m.headerRlp, bodyRlp: m.bodyRlp, receiptsRlp: m.receiptsRlp, ops, txHashes: txHashes.map((h) => bytesToHex(h)), body, receipts, stateDiff: m.stateDiff, bytes }
+  return { header, hash, headerRlp: m.headerRlp, bodyRlp: m.bodyRlp, receiptsRlp: m.receiptsRlp, ops, txHashes: txHashes.map((h) => bytesToHex(h)), body, receipts, stateDiff: m.stateDiff, frames: m.frames, bytes }
 }
 
 function mismatch(at: string, field: string, expected: Uint8Array, got: Uint8Array): never {

@@ -430,6 +430,32 @@ export function blockTag(v: unknown, i: number): BlockRef {
   return decodeBlockRef(v, argSite(i))
 }
 
+/**
+ * Otterscan's block parameters: a JSON number (ethers sends block numbers so to the ots_ methods), a
+ * hex number or a tag, as Erigon and anvil accept them.
+ */
+export function lenientBlockTag(v: unknown, i: number): BlockRef {
+  if (typeof v === 'number') return { kind: 'number', number: BigInt(jsonIndex(v, i)) }
+  return blockTag(v, i)
+}
+
+/** As lenientBlockTag, with a block hash also accepted (ots_hasCode). */
+export function lenientBlockSelector(v: unknown, i: number): BlockSelector {
+  if (typeof v === 'number') return { kind: 'number', number: BigInt(jsonIndex(v, i)) }
+  return blockSelector(v, i)
+}
+
+/** A count or index sent as a JSON number or a hex QUANTITY (Otterscan's page numbers, sizes and nonces). */
+export function lenientUint(v: unknown, i: number): number {
+  if (typeof v === 'number') return jsonIndex(v, i)
+  return uint(v, i)
+}
+
+function jsonIndex(v: number, i: number): number {
+  if (!Number.isSafeInteger(v) || v < 0) throw invalidParams(`invalid argument ${i}: ${v} is not a non-negative integer`)
+  return v
+}
+
 /** The 'latest' block tag, as the parsers return it. */
 export const LATEST: BlockRef = Object.freeze({ kind: 'tag', tag: 'latest' }) as BlockRef
 

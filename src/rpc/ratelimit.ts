@@ -26,7 +26,8 @@ export interface RateLimitSubject {
  * Default cost per method, in units of a cheap read (1). The ratio follows what each call costs this node:
  * eth_call/estimateGas/createAccessList (and eth_fillTransaction's estimate) run the EVM in the call pool
  * (bounded by the 50M gas cap and the 5 s timeout); eth_getLogs scans up to 10,000 blocks of blooms;
- * sendRawTransaction recovers a signature and enters the producer's queue. Methods not listed cost 1.
+ * sendRawTransaction recovers a signature and enters the producer's queue; the explorer's ots_ pages read 25
+ * transactions with their receipts, and its traces run a transaction again. Methods not listed cost 1.
  */
 export const DEFAULT_METHOD_COSTS: Readonly<Record<string, number>> = Object.freeze({
   eth_call: 5,
@@ -50,6 +51,17 @@ export const DEFAULT_METHOD_COSTS: Readonly<Record<string, number>> = Object.fre
   debug_storageRangeAt: 20,
   txpool_content: 5,
   txpool_inspect: 5,
+  // the explorer: a page of 25 transactions with their receipts; a transaction run again (once for all
+  // three views of it, which Otterscan asks for together)
+  ots_getBlockDetails: 2,
+  ots_getBlockDetailsByHash: 2,
+  ots_getBlockTransactions: 5,
+  ots_searchTransactionsBefore: 5,
+  ots_searchTransactionsAfter: 5,
+  ots_traceTransaction: 10,
+  ots_getInternalOperations: 10,
+  ots_getTransactionError: 10,
+  trace_replayTransaction: 20,
 })
 
 /** What a request that is not a valid call (parse error, invalid request) costs: garbage is not free. */

@@ -652,3 +652,59 @@ test('alerts and the Grafana dashboard use only metrics and labels Keel register
     }
   }
 })
+
+/**
+ * An OTTERSCAN_CONFIG as the explorer recipes write it (compose variables at their defaults): a whole
+ * configuration for this chain that Otterscan's useConfig reads (reference: explorer.md §2).
+ */
+function checkOtterscanConfig(text) {
+  const config = JSON.parse(text.replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1'))
+  assert.match(config.erigonURL, /^https?:\/\//, 'Keel\'s URL as the browser sees it')
+  assert.equal(config.beaconAPI, undefined, 'no beacon API: the UI skips beacon calls only when the key is absent')
+  assert.equal(config.experimental, false, 'no ots2_ calls')
+  assert.equal(config.chainInfo.nativeCurrency.decimals, 18)
+  for (const field of ['name', 'symbol']) assert.ok(config.chainInfo.nativeCurrency[field])
+  assert.ok(config.chainInfo.name)
+  assert.equal(config.revertTraces.enabled, false, 'revert traces need trace_replayTransaction vmTrace')
+  assert.equal(config.externalDataSources.ccip.ensLookups, false)
+  for (const source of Object.values(config.sourcify.sources)) {
+    assert.match(source.url, /^https?:\/\//)
+    assert.ok(['RepositoryV1', 'RepositoryV2'].includes(source.backendFormat))
+  }
+  return config
+}
+
+test('explorer: Otterscan in compose, a pinned release with a full OTTERSCAN_CONFIG pointed at Keel\'s published port', () => {
+  const compose = composeFile('docker-compose.explorer.yml')
+  assert.equal(compose.name, composeFile('docker-compose.yml').name, 'added to the same project as either stack')
+  const { otterscan } = compose.services
+  assert.match(otterscan.image, /^otterscan\/otterscan:v\d+\.\d+\.\d+$/)
+  const config = checkOtterscanConfig(otterscan.environment.OTTERSCAN_CONFIG)
+  const published = composeFile('docker-compose.yml').services.keel.ports.find((p) => p.endsWith(':8545'))
+  assert.equal(new URL(config.erigonURL).port, published.split(':')[0])
+  assert.ok(otterscan.ports.some((p) => p.endsWith(':80')), 'nginx in the image listens on 80')
+})
+
+test('explorer: Otterscan in Kubernetes, its config from a ConfigMap, served by the Ingress next to the RPC host it calls', () => {
+  const deployment = k8sNamed('Deployment', 'otterscan')
+  const container = deployment.spec.template.spec.containers[0]
+  assert.match(container.image, /^otterscan\/otterscan:v\d+\.\d+\.\d+$/)
+  assert.equal(container.image, composeFile('docker-compose.explorer.yml').services.otterscan.image, 'one release in both recipes')
+  const configMap = k8sNamed('ConfigMap', container.envFrom[0].configMapRef.name)
+  const config = checkOtterscanConfig(configMap.data.OTTERSCAN_CONFIG)
+  const ingress = k8sNamed('Ingress', 'keel-explorer')
+  const rule = (service) => ingress.spec.rules.find((r) => r.http.paths.some((p) => p.backend.service.name === service))
+  const explorer = rule('otterscan')
+  const rpc = rule('keel-rpc')
+  assert.ok(explorer && rpc && explorer.host !== rpc.host)
+  assert.equal(new URL(config.erigonURL).host, rpc.host, 'the browser calls Keel at the Ingress\'s RPC host')
+  assert.equal(rpc.http.paths[0].backend.service.port.name, 'rpc')
+  assert.equal(k8sNamed('Service', 'otterscan').spec.ports[0].targetPort, portNamed(container, 'http') === 80 ? 'http' : undefined)
+})
+
+test('explorer: HAProxy serves Otterscan on the explorer host and Keel on every other', () => {
+  const cfg = read('haproxy', 'haproxy.cfg')
+  assert.match(cfg, /^\s*use_backend otterscan if \{ hdr_beg\(host\) -i explorer\. \}/m)
+  assert.match(cfg, /^backend otterscan\n(?:.*\n)*?\s*server \S+ 127\.0\.0\.1:5100 /m)
+  assert.match(cfg, /^\s*default_backend keel$/m)
+})

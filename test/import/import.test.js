@@ -67,6 +67,21 @@ test('the hive chain imports with every block hash and state root of chain.rlp, 
   slots.forEach((s, i) => assert.equal(BigInt(values[i]), BigInt(`0x${s.value}`), `${s.address} slot ${s.slot}`))
   assert.ok(slots.length > 0)
 
+  // the explorer's indexes were written with each imported block: every transaction by its sender and
+  // nonce, and a sender's history newest first
+  const txHashes = served.blocks.flatMap((b) => b.transactions)
+  assert.ok(txHashes.length > 20)
+  const txs = await rpcBatch(served.node.url, txHashes.map((h) => ['eth_getTransactionByHash', [h]]))
+  const found = await rpcBatch(served.node.url, txs.map((tx) => ['ots_getTransactionBySenderAndNonce', [tx.from, tx.nonce]]))
+  assert.deepEqual(found, txHashes)
+  const bySender = new Map()
+  for (const tx of txs) bySender.set(tx.from, [...(bySender.get(tx.from) ?? []), tx])
+  const [busiest, sent] = [...bySender].sort((a, b) => b[1].length - a[1].length)[0]
+  const history = await rpcResult(served.node.url, 'ots_searchTransactionsBefore', [busiest, 0, 25])
+  const expectedHistory = txs.filter((tx) => tx.from === busiest || tx.to === busiest).reverse().slice(0, 25).map((tx) => tx.hash)
+  assert.ok(sent.length >= 2)
+  assert.deepEqual(history.txs.map((tx) => tx.hash).slice(0, expectedHistory.length), expectedHistory)
+
   // --no-seal: a valid transaction (the conformance suite's) is checked and pooled, and no block is sealed for it
   const fixture = readFileSync(join(HIVE, 'eth_sendRawTransaction', 'send-dynamic-fee-transaction.io'), 'utf8').split('\n')
   const request = JSON.parse(fixture.find((l) => l.startsWith('>> ')).slice(3))

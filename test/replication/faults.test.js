@@ -306,6 +306,22 @@ describe('a tampered stream', () => {
     assert.equal(value(m, 'keel_stream_stopped', { role: 'replica' }), 1)
   })
 
+  test("call frames that are not what the block ran are taken on trust by default, and refused by --replica-verify execute", async () => {
+    await forgeStream((data) => {
+      const m = decodeBlockMessage(data)
+      assert.ok(m.frames.length > 0, 'block 3 has transactions')
+      // the first transaction loses its recipient from the explorer's index
+      m.frames[0] = { addresses: m.frames[0].addresses.slice(0, 1), creations: [] }
+      return encodeBlockMessage(m)
+    })
+    const trusting = await startReplica(forged, producer, { genesis })
+    replicas.push(trusting)
+    await waitForHead(trusting.url, 4)
+    const replica = await followForged(['--replica-verify', 'execute'])
+    assert.match(replica.stderr(), /"code":"state-root-mismatch".*block 3 .*transaction 0's call frames are not the ones the producer sent/)
+    assert.equal(await rpcResult(replica.url, 'eth_blockNumber', []), '0x2')
+  })
+
   test('a block that does not follow the head (block 3 missing) is refused', async () => {
     await forgeStream(() => undefined)
     const replica = await followForged()

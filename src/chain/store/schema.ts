@@ -16,7 +16,11 @@
 //   L + trie key             (pruning) the last block that wrote this trie node, num(8)
 //   R + num(8)               (--stream-url) a block not yet acknowledged by the block stream: its
 //                            trie keys, pruning ops and state diff (replication/outbox.ts)
-//   m + name                 metadata: head, genesis hash, schema version
+//   I + address(20) + num(8) + txIndex(4)   empty: the transaction touched the address (explorer index:
+//                            from/to of a call frame, created contract, selfdestruct beneficiary)
+//   N + sender(20) + nonce(8) the transaction's hash (32)
+//   C + contract(20)         the creating transaction's hash (32) + the direct creator (20)
+//   m + name                 metadata: head, genesis hash, schema version, lowest block indexed (indexes)
 
 const enc = new TextEncoder()
 
@@ -36,6 +40,9 @@ export const Prefix = {
   lastWritten: 0x4c, // L
   outbox: 0x52, // R
   meta: 0x6d, // m
+  appearance: 0x49, // I
+  senderNonce: 0x4e, // N
+  creator: 0x43, // C
 } as const
 
 export const SCHEMA_VERSION = 1
@@ -80,7 +87,18 @@ export const Keys = {
   outbox: (num: bigint) => withNumber(Prefix.outbox, num),
   outboxRange: { gte: Uint8Array.of(Prefix.outbox), lt: Uint8Array.of(Prefix.outbox + 1) },
   pooledTxRange: { gte: Uint8Array.of(Prefix.pooledTx), lt: Uint8Array.of(Prefix.pooledTx + 1) },
-  meta: (name: 'head' | 'genesis' | 'schema' | 'config') => withBytes(Prefix.meta, enc.encode(name)),
+  meta: (name: 'head' | 'genesis' | 'schema' | 'config' | 'indexes') => withBytes(Prefix.meta, enc.encode(name)),
+  appearance: (address: Uint8Array, num: bigint, index: number) => {
+    const key = new Uint8Array(33)
+    key[0] = Prefix.appearance
+    key.set(address, 1)
+    const view = new DataView(key.buffer)
+    view.setBigUint64(21, num)
+    view.setUint32(29, index)
+    return key
+  },
+  senderNonce: (sender: Uint8Array, nonce: bigint) => withBytesAndNumber(Prefix.senderNonce, sender, nonce),
+  creator: (contract: Uint8Array) => withBytes(Prefix.creator, contract),
 }
 
 export function encodeNumber(num: bigint): Uint8Array {

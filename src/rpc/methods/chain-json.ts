@@ -5,6 +5,7 @@ import type { Block } from '@ethereumjs/block'
 import { bigIntToUnpaddedBytes, bytesToHex, createWithdrawalFromBytesArray, generateAddress, hexToBytes } from '@ethereumjs/util'
 import { readTxFields } from '../../chain/tx-intake.js'
 import { gasUsedAt } from '../../chain/receipts.js'
+import type { ReceiptRecord } from '../../chain/receipts.js'
 import type { BlockRecord } from '../../chain/view.js'
 import { RawJson } from '../context.js'
 import { formatBlock } from '../../json/block.js'
@@ -110,36 +111,62 @@ function receiptTexts(record: BlockRecord): string[] {
   return blockMemo(record, 'receipts:texts', () => {
     const receipts = record.receipts()
     const out: string[] = new Array(receipts.length)
-    const blobGasPrice = record.header.excessBlobGas !== undefined ? record.header.getBlobGasPrice() : undefined
     let firstLogIndex = 0
     for (let i = 0; i < receipts.length; i++) {
-      const r = receipts[i]
-      const tx = readTxFields(record.rawTx(i))
-      const sender = record.senders[i]
-      out[i] = flat(
-        JSON.stringify(
-          formatReceipt({
-            tx,
-            transactionHash: record.txHashes[i],
-            common: record.header.common,
-            sender,
-            receipt: r,
-            gasUsed: gasUsedAt(receipts, i),
-            blockHash: record.hash,
-            blockNumber: record.number,
-            blockTimestamp: record.header.timestamp,
-            index: i,
-            baseFee: record.header.baseFeePerGas,
-            firstLogIndex,
-            contractAddress: contractAddressOf(tx, sender),
-            blobGasPrice,
-          }),
-        ),
-      )
-      firstLogIndex += r.logs.length
+      out[i] = receiptText(record, receipts, i, firstLogIndex)
+      firstLogIndex += receipts[i].logs.length
     }
     return out
   })
+}
+
+function receiptText(record: BlockRecord, receipts: ReceiptRecord[], i: number, firstLogIndex: number): string {
+  const tx = readTxFields(record.rawTx(i))
+  const sender = record.senders[i]
+  return flat(
+    JSON.stringify(
+      formatReceipt({
+        tx,
+        transactionHash: record.txHashes[i],
+        common: record.header.common,
+        sender,
+        receipt: receipts[i],
+        gasUsed: gasUsedAt(receipts, i),
+        blockHash: record.hash,
+        blockNumber: record.number,
+        blockTimestamp: record.header.timestamp,
+        index: i,
+        baseFee: record.header.baseFeePerGas,
+        firstLogIndex,
+        contractAddress: contractAddressOf(tx, sender),
+        blobGasPrice: blobGasPriceOf(record),
+      }),
+    ),
+  )
+}
+
+/** The block's blob gas price (a receipt of a blob transaction shows it), memoized: a header computes it anew. */
+function blobGasPriceOf(record: BlockRecord): bigint | undefined {
+  if (record.header.excessBlobGas === undefined) return undefined
+  return blockMemo(record, 'blobGasPrice', () => record.header.getBlobGasPrice())
+}
+
+/**
+ * Receipts `start` to `end` (exclusive) as JSON text, without encoding the block's others: a page of a
+ * big block (ots_getBlockTransactions) costs its own receipts, not the block's thousands.
+ */
+export function receiptTextsBetween(record: BlockRecord, start: number, end: number): string[] {
+  const all = record.memo.get('receipts:texts') as string[] | undefined
+  if (all !== undefined) return all.slice(start, end)
+  const receipts = record.receipts()
+  let firstLogIndex = 0
+  for (let i = 0; i < start; i++) firstLogIndex += receipts[i].logs.length
+  const out: string[] = []
+  for (let i = start; i < end; i++) {
+    out.push(blockMemo(record, `receipt:${i}`, () => receiptText(record, receipts, i, firstLogIndex)))
+    firstLogIndex += receipts[i].logs.length
+  }
+  return out
 }
 
 export function receiptJson(record: BlockRecord, index: number): RawJson | null {

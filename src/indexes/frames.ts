@@ -1,0 +1,172 @@
+// What the explorer's indexes need of each transaction's execution, recorded while the producer builds
+// the block (and when a block runs again to build missing indexes): every address that is the from or
+// to of a call frame, a created contract or a selfdestruct beneficiary (Erigon's rule for its trace
+// index, which ots_searchTransactions* reads), and the contracts created with their direct creator.
+//
+// @ethereumjs reports each message (beforeMessage / afterMessage, newContract) but not SELFDESTRUCT,
+// so the recorder runs the EVM on a copy of its opcode table with that handler wrapped. A frame is
+// recorded as it starts, whatever its outcome (as Erigon's tracer records it on entry); a creation
+// counts only if no frame above it failed, since a reverted creation leaves no contract.
+
+import type { EVM, EVMResult, Message } from '@ethereumjs/evm'
+import type { Address } from '@ethereumjs/util'
+import type { VM } from '@ethereumjs/vm'
+import { listen, stackAddress, wrapOpcodes } from '../exec/trace/tracer.js'
+import { SELFDESTRUCT } from '../exec/trace/opcodes.js'
+
+/** One transaction's part of the indexes. */
+export interface TxFrames {
+  /** distinct addresses (20 bytes), in the order they first appeared */
+  addresses: Uint8Array[]
+  /** contracts the transaction created and kept, each with the account whose frame created it */
+  creations: Array<[contract: Uint8Array, creator: Uint8Array]>
+}
+
+interface OpenFrame {
+  caller: Address
+  /** creations made by this frame and the frames below it that completed */
+  creations: Array<[Uint8Array, Uint8Array]>
+}
+
+/** The table entries the recorder reads; @ethereumjs keeps them private. */
+interface OpcodeTable {
+  _opcodeMap: unknown
+}
+
+export class FrameRecorder {
+  private evm: EVM | undefined
+  private table: unknown
+  private restore: (() => void) | undefined
+  private unlisten: (() => void) | undefined
+  private recording = false
+  private seen = new Set<string>()
+  private addresses: Uint8Array[] = []
+  private stack: OpenFrame[] = []
+  private creations: Array<[Uint8Array, Uint8Array]> = []
+  private done: TxFrames[] = []
+
+  /**
+   * Listens to `evm` (again, if it rebuilt its opcode table since: it does when the hardfork changes).
+   * Messages outside beginTx/endTx (the fork's system calls) are not recorded.
+   */
+  attach(vmEvm: VM['evm']): void {
+    // VM.evm is typed as the interface; it is the EVM class, whose events and table the recorder uses
+    const evm = vmEvm as EVM
+    if (this.evm === evm && (evm as unknown as OpcodeTable)._opcodeMap === this.table) return
+    this.detach()
+    this.evm = evm
+    this.restore = wrapOpcodes(evm, [SELFDESTRUCT], (_op, run) => (runState, common) => {
+      if (this.recording) this.add(stackAddress(runState.stack.peek(1)[0]).bytes)
+      return run(runState, common)
+    })
+    this.table = (evm as unknown as OpcodeTable)._opcodeMap
+    this.unlisten = listen(evm, {
+      beforeMessage: (message) => this.enter(message),
+      afterMessage: (result) => this.exit(result),
+    })
+    const events = evm.events as unknown as { on(event: string, listener: (e: { address: Address }) => void): void; off(event: string, listener: unknown): void }
+    const onNewContract = (e: { address: Address }): void => this.created(e.address)
+    events.on('newContract', onNewContract)
+    const unlisten = this.unlisten
+    this.unlisten = () => {
+      unlisten()
+      events.off('newContract', onNewContract)
+    }
+  }
+
+  detach(): void {
+    // an EVM that rebuilt its table since keeps the new one
+    if (this.evm !== undefined && (this.evm as unknown as OpcodeTable)._opcodeMap === this.table) this.restore?.()
+    this.unlisten?.()
+    this.restore = this.unlisten = undefined
+    this.evm = this.table = undefined
+  }
+
+  /** A transaction is about to run through the EVM. */
+  beginTx(): void {
+    this.recording = true
+    this.seen.clear()
+    this.addresses = []
+    this.stack = []
+    this.creations = []
+  }
+
+  /** The transaction begun last is in the block. */
+  endTx(): void {
+    this.recording = false
+    this.done.push({ addresses: this.addresses, creations: this.creations })
+  }
+
+  /** The transaction begun last stays out of the block. */
+  dropTx(): void {
+    this.recording = false
+  }
+
+  /** A plain value transfer, applied without the EVM: its one frame. */
+  plain(sender: Uint8Array, to: Uint8Array): void {
+    this.done.push({ addresses: [sender, to], creations: [] })
+  }
+
+  /** The frames of the transactions recorded since the last take, in block order. */
+  take(): TxFrames[] {
+    const done = this.done
+    this.done = []
+    this.recording = false
+    return done
+  }
+
+  private add(address: Uint8Array): void {
+    // a 20-byte key for the set: latin1 keeps one character per byte
+    const key = String.fromCharCode(...address)
+    if (this.seen.has(key)) return
+    this.seen.add(key)
+    this.addresses.push(address.slice())
+  }
+
+  private enter(message: Message): void {
+    if (!this.recording) return
+    this.add(message.caller.bytes)
+    if (message.to !== undefined) {
+      this.add(message.to.bytes)
+      // DELEGATECALL and CALLCODE run another account's code: that account is the frame's `to` for geth
+      this.add(message.codeAddress.bytes)
+    }
+    this.stack.push({ caller: message.caller, creations: [] })
+  }
+
+  private created(address: Address): void {
+    if (!this.recording) return
+    this.add(address.bytes)
+    const frame = this.stack[this.stack.length - 1]
+    if (frame !== undefined) frame.creations.push([address.bytes.slice(), frame.caller.bytes.slice()])
+  }
+
+  private exit(result: EVMResult): void {
+    if (!this.recording) return
+    const frame = this.stack.pop()
+    if (frame === undefined || result.execResult.exceptionError !== undefined) return
+    const parent = this.stack[this.stack.length - 1]
+    const into = parent === undefined ? this.creations : parent.creations
+    for (const c of frame.creations) into.push(c)
+  }
+}
+
+/**
+ * Records the frames of every transaction `vm` runs through runTx (runBlock's included) until the returned
+ * function is called: what a block from elsewhere (an import, a replica's execute check) gives the indexes.
+ * It attaches before each transaction, since runBlock may change the hardfork (and the EVM its opcode table).
+ */
+export function recordTransactions(vm: VM, recorder: FrameRecorder): () => void {
+  const begin = (): void => {
+    recorder.attach(vm.evm)
+    recorder.beginTx()
+  }
+  const end = (): void => recorder.endTx()
+  vm.events.on('beforeTx', begin)
+  vm.events.on('afterTx', end)
+  return () => {
+    vm.events.off('beforeTx', begin)
+    vm.events.off('afterTx', end)
+    recorder.detach()
+  }
+}
