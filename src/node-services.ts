@@ -85,6 +85,12 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
   const view = new ChainView(level, common, crypto.keccak256, ready.head, ready.genesisHash, config.stateHistory)
   producer.onBlock((event) => view.applyBlock(event))
   start.headSource.view = view
+  access.health.followStorage(() => producer.storageStatus)
+  // logged once when writes stop and once when they resume, never once a block
+  producer.onStorageStatus((status) => {
+    if (!status.writable) logger.error('database cannot be written: sealing stopped, transactions refused until it can', { reason: status.reason })
+    else logger.info('database writable again: sealing resumed')
+  })
   if (config.replica) access.health.followReplica({ status: () => producer.streamStatus, maxBlocksBehind: config.readyMaxBlocksBehind })
   // 'latest' stays warm: the block's state diff goes to the main thread's reader and every call worker
   const headState = new StateReader(common, level, { nodeCacheBytes: 16 << 20, slots: 32_000 })
@@ -133,6 +139,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
   if (metrics !== null) {
     if (start.bootstraps !== undefined) metrics.stream.bootstraps.inc(start.bootstraps)
     producer.onStreamStatus((status) => metrics.stream.status(status))
+    producer.onStorageStatus((status) => metrics.storage.storageStatus(status))
     if (producer.streamStatus !== undefined) metrics.stream.status(producer.streamStatus)
   }
   producer.onBlock((event) => {

@@ -61,6 +61,7 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
         publisher?.publishPending(hashes)
       },
       onFatal: (message) => post({ kind: 'fatal', message }),
+      onStorage: (status) => post({ kind: 'storage', status }),
     },
     { writeSets: publisher },
   )

@@ -119,6 +119,12 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
     help: 'keep the state of only this many recent blocks and delete older trie nodes (0 = archive; else at least 128)',
   },
 
+  minFreeDisk: {
+    flag: 'min-free-disk', env: 'KEEL_MIN_FREE_DISK', group: 'Node', type: 'int', metavar: 'MIB',
+    min: 0, max: 1_048_576, default: 256,
+    help: 'free space (MiB) kept on the data folder\'s disk: below it sealing stops and transactions are refused until space returns (0 = no check)',
+  },
+
   blockTime: {
     flag: 'block-time', env: 'KEEL_BLOCK_TIME', group: 'Block production', type: 'number', metavar: 'SECONDS',
     min: 0, max: DAY, default: 1,

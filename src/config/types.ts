@@ -16,6 +16,8 @@ export interface KeelConfig {
   chainId: number
   /** Blocks whose state stays readable behind the head (0 = archive: keep the state of every block). */
   stateHistory: number
+  /** MiB of free space the data folder's file system keeps; below it the node stops writing (0 = no check). */
+  minFreeDisk: number
 
   // Txpool
   txpoolMaxSlots: number

@@ -80,7 +80,8 @@ export const Keys = {
   outbox: (num: bigint) => withNumber(Prefix.outbox, num),
   outboxRange: { gte: Uint8Array.of(Prefix.outbox), lt: Uint8Array.of(Prefix.outbox + 1) },
   pooledTxRange: { gte: Uint8Array.of(Prefix.pooledTx), lt: Uint8Array.of(Prefix.pooledTx + 1) },
-  meta: (name: 'head' | 'genesis' | 'schema' | 'config') => withBytes(Prefix.meta, enc.encode(name)),
+  /** 'write-probe' is only ever deleted (never stored): the write guard's probe of LevelDB's write path */
+  meta: (name: 'head' | 'genesis' | 'schema' | 'config' | 'write-probe') => withBytes(Prefix.meta, enc.encode(name)),
 }
 
 export function encodeNumber(num: bigint): Uint8Array {
