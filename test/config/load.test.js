@@ -41,6 +41,7 @@ test('defaults', () => {
     heapGrowthPercent: 50,
     idleHeapShrink: false,
     stateHistory: 0,
+    minFreeDisk: 256,
     txpoolMaxSlots: 5120,
     txpoolMaxQueuedPerAccount: 64,
     txpoolMaxPendingPerAccount: 1024,
