@@ -219,3 +219,71 @@ async function chainAsTold(url, senders, upTo) {
   const accounts = await rpcBatch(url, senders.flatMap((s) => [['eth_getTransactionCount', [s.address, hex(head)]], ['eth_getBalance', [s.address, hex(head)]]]))
   return { head, hashes, accounts }
 }
+
+test('a write LevelDB itself fails (no free-space margin) degrades the node; a restart after space returns loses nothing acknowledged', { timeout: 240_000 }, async (t) => {
+  const fs = mountTmpfs(64)
+  if (fs.skip !== undefined) return t.skip(fs.skip)
+  cleanups.push(() => fs.cleanup())
+  const dataDir = join(fs.mnt, 'data')
+  let node = await startNode({ dataDir, blockTime: 0.25, args: ['--min-free-disk', '0', '--rate-limit', '0'] })
+  cleanups.push(() => node.stop())
+
+  const senders = DEV_KEYS.slice(0, SENDERS).map((key) => senderOf(key, 0n))
+  const acknowledged = []
+  const refusals = []
+  const fillUntil = Date.now() + FILL_LIMIT_MS
+  await Promise.all(
+    senders.map(async (sender) => {
+      let refused = 0
+      while (refused < 3 && Date.now() < fillUntil) {
+        const answer = await rpc(node.url, 'eth_sendRawTransaction', [await sender.next()])
+        if (answer.error === undefined) {
+          acknowledged.push(answer.result)
+          sender.advance()
+        } else {
+          refused++
+          refusals.push(answer.error)
+          await sleep(100)
+        }
+      }
+    }),
+  )
+  t.diagnostic(`${acknowledged.length} acknowledged, ${refusals.length} refused; first refusal: ${refusals[0]?.message}`)
+  assert.ok(refusals.length >= SENDERS * 3, `the disk did not fill within ${FILL_LIMIT_MS} ms`)
+  for (const error of refusals) {
+    assert.equal(error.code, -32603)
+    assert.match(error.message, /^transaction not accepted: the node cannot write its database \(a database write failed: .*No space left on device/)
+  }
+  assert.equal(node.proc.exitCode, null, 'the node exited on a failed write')
+  const notReady = await ready(node.url)
+  assert.equal(notReady.status, 503)
+  assert.match(notReady.body.reason, /^database cannot be written: a database write failed: .*No space left on device/)
+  const head = BigInt(await rpcResult(node.url, 'eth_blockNumber'))
+  assert.equal((await rpcResult(node.url, 'eth_getBlockByNumber', [hex(head), false])).number, hex(head))
+  // what the clients saw mined before the restart
+  const seen = await rpcBatch(node.url, acknowledged.map((h) => ['eth_getTransactionReceipt', [h]]))
+  const told = await chainAsTold(node.url, senders)
+
+  // LevelDB refuses every write after a failed background write until the database is opened again:
+  // grow the disk, restart, and everything acknowledged is there or mined after.
+  fs.grow(480)
+  node = await node.restart()
+  const later = await chainAsTold(node.url, senders, told.head)
+  assert.deepEqual(later.hashes, told.hashes, 'a block the clients saw differs after the restart')
+  const minedBy = Date.now() + 60_000
+  let receipts
+  for (;;) {
+    receipts = await rpcBatch(node.url, acknowledged.map((h) => ['eth_getTransactionReceipt', [h]]))
+    if (receipts.every((r) => r !== null) || Date.now() > minedBy) break
+    await sleep(500)
+  }
+  const missing = acknowledged.filter((_, i) => receipts[i] === null)
+  assert.deepEqual(missing, [], `${missing.length} acknowledged transactions were lost`)
+  seen.forEach((r, i) => {
+    if (r !== null) assert.equal(receipts[i].blockHash, r.blockHash, `the receipt of ${acknowledged[i]} moved`)
+  })
+  const finalHead = BigInt(await rpcResult(node.url, 'eth_blockNumber'))
+  const nonces = await rpcBatch(node.url, senders.map((s) => ['eth_getTransactionCount', [s.address, hex(finalHead)]]))
+  senders.forEach((s, i) => assert.equal(BigInt(nonces[i]), s.nonce, `nonce of ${s.address}`))
+  assert.equal((await ready(node.url)).status, 200)
+})
