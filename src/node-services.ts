@@ -204,6 +204,8 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
     port: config.port,
     limits,
     wsMaxConnectionsPerIp: config.wsMaxConnectionsPerIp,
+    wsMaxConnections: config.wsMaxConnections,
+    httpMaxInFlight: config.httpMaxInFlight,
     wsIdleTimeoutSeconds: config.wsIdleTimeoutSeconds,
     onWsClose: (session) => subscriptions.closeSession(session),
   })
@@ -220,6 +222,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
       producerSubmits: producer.submits,
       callPool: executor,
       ws: { transport: () => server.wsStats(), subscriptions: () => subscriptions.stats() },
+      http: { stats: () => server.httpStats() },
       databaseFolder: join(config.dataDir, 'chain'),
     })
     if (access.rateLimiter !== undefined) metrics.rateLimit.observe(access.rateLimiter)

@@ -195,6 +195,11 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
     flag: 'http-body-limit', env: 'KEEL_HTTP_BODY_LIMIT', group: 'Transport limits', type: 'int', metavar: 'BYTES',
     min: 1024, max: 1024 * MiB, default: 5 * MiB, help: 'largest HTTP request body (larger: HTTP 413)',
   },
+  httpMaxInFlight: {
+    flag: 'http-max-in-flight', env: 'KEEL_HTTP_MAX_IN_FLIGHT', group: 'Transport limits', type: 'int', metavar: 'N',
+    min: 0, max: 10_000_000, default: 2048,
+    help: 'HTTP requests being read or answered at once, from every address (more: HTTP 503; 0 = unlimited)',
+  },
   batchRequestLimit: {
     flag: 'batch-request-limit', env: 'KEEL_BATCH_REQUEST_LIMIT', group: 'Transport limits', type: 'int',
     metavar: 'N', min: 1, max: 1_000_000, default: 1000, help: 'most requests in one JSON-RPC batch',
@@ -225,6 +230,11 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
   wsMaxConnectionsPerIp: {
     flag: 'ws-max-connections-per-ip', env: 'KEEL_WS_MAX_CONNECTIONS_PER_IP', group: 'WebSocket', type: 'int', metavar: 'N',
     min: 0, max: 1_000_000, default: 256, help: 'open WebSocket connections per client IP (0 = unlimited)',
+  },
+  wsMaxConnections: {
+    flag: 'ws-max-connections', env: 'KEEL_WS_MAX_CONNECTIONS', group: 'WebSocket', type: 'int', metavar: 'N',
+    min: 0, max: 10_000_000, default: 10_000,
+    help: 'open WebSocket connections in all, from every address (more: HTTP 503 at the upgrade; 0 = unlimited)',
   },
   wsMessageLimit: {
     flag: 'ws-message-limit', env: 'KEEL_WS_MESSAGE_LIMIT', group: 'WebSocket', type: 'int', metavar: 'BYTES',

@@ -58,6 +58,10 @@ export interface KeelConfig {
   // WebSocket
   wsMaxSubscriptions: number
   wsMaxConnectionsPerIp: number
+  /** Open WebSocket connections in all; more are refused with HTTP 503 (0 = unlimited). */
+  wsMaxConnections: number
+  /** HTTP requests being read or answered at once; more get HTTP 503 (0 = unlimited). */
+  httpMaxInFlight: number
   wsMessageLimit: number
   /** A subscriber whose unsent buffer passes this many bytes is closed (slow consumer). */
   wsSendBufferLimit: number

@@ -4,6 +4,7 @@
 
 import { collectDefaultMetrics, Registry } from 'prom-client'
 import { CallPoolMetrics } from './call-pool.js'
+import { HttpMetrics } from './http.js'
 import { ChainMetrics } from './chain.js'
 import { RateLimitMetrics } from './ratelimit.js'
 import { MetricsRegistry } from './registry.js'
@@ -39,6 +40,7 @@ export function createMetrics(init: MetricsInit, registry: Registry = new Regist
     register,
     rpc,
     ws: new WsMetrics(register),
+    http: new HttpMetrics(register),
     rateLimit: new RateLimitMetrics(register),
     chain: new ChainMetrics(register),
     txpool: new TxPoolMetrics(register),

@@ -6,6 +6,7 @@ import type { ExecPoolObserver } from '../exec/pool.js'
 import type { CallPoolStats } from './call-pool.js'
 import type { Metrics } from './metrics.js'
 import type { WsSources } from './ws.js'
+import type { HttpSources } from './http.js'
 
 export interface NodeSources {
   head(): HeadInfo
@@ -15,6 +16,7 @@ export interface NodeSources {
   /** Structurally ExecPool: its stats are read at scrape time, its observer is set to the metrics. */
   callPool: { readonly stats: CallPoolStats; observer: ExecPoolObserver | undefined }
   ws?: WsSources
+  http?: HttpSources
   /** The LevelDB folder of the chain. */
   databaseFolder: string
 }
@@ -41,6 +43,7 @@ export function bindNodeSources(metrics: Metrics, sources: NodeSources): void {
   pool.observer = metrics.callPool
   metrics.callPool.bind(() => pool.stats)
   if (sources.ws !== undefined) metrics.ws.bind(sources.ws)
+  if (sources.http !== undefined) metrics.http.bind(sources.http)
   metrics.storage.bindDatabaseFolder(sources.databaseFolder)
 }
 
