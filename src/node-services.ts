@@ -16,6 +16,7 @@ import { loadFastCrypto } from './evm/crypto.js'
 import { ExecPool } from './exec/pool.js'
 import { StateReader } from './exec/state-reader.js'
 import type { Logger } from './logging/logger.js'
+import { ThreadHeaps } from './util/thread-heap.js'
 import { Dispatcher } from './rpc/dispatch.js'
 import { FilterRegistry } from './rpc/filters.js'
 import { defaultTransportLimits } from './rpc/limits.js'
@@ -215,6 +216,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
   const url = `${access.scheme}://${host}:${port}`
   let metricsServer: MetricsServer | undefined
+  const threadHeaps = new ThreadHeaps()
   if (metrics !== null) {
     bindNodeSources(metrics, {
       head: () => view.head,
@@ -223,6 +225,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
       callPool: executor,
       ws: { transport: () => server.wsStats(), subscriptions: () => subscriptions.stats() },
       http: { stats: () => server.httpStats() },
+      threadHeaps: () => threadHeaps.current(),
       databaseFolder: join(config.dataDir, 'chain'),
     })
     if (access.rateLimiter !== undefined) metrics.rateLimit.observe(access.rateLimiter)
@@ -245,6 +248,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
       await server.close()
       await access.rateLimiter.close?.()
       await metricsServer?.close()
+      threadHeaps.close()
       await admin?.close()
       filters.close()
       await producer.shutdown()

@@ -10,9 +10,11 @@ import type { ChainLevel } from './store/level.js'
 import { Keys } from './store/schema.js'
 import { startProducerWarmUp } from './producer-warm-up.js'
 import type { ProducerWarmUp } from './producer-warm-up.js'
+import { reportThreadHeap } from '../util/thread-heap.js'
 
 if (parentPort === null) throw new Error('producer-thread must run as a worker thread')
 const port = parentPort
+reportThreadHeap('producer')
 const post = (msg: FromProducer): void => port.postMessage(msg)
 const accepted = (result: { hash: string; nextBlock: boolean }): SubmitOutcome => ({ ok: true, hash: result.hash, nextBlock: result.nextBlock })
 const refused = (err: unknown): SubmitOutcome => ({ ok: false, error: errorShape(err) })

@@ -41,6 +41,10 @@ export function createMetrics(init: MetricsInit, registry: Registry = new Regist
     rpc,
     ws: new WsMetrics(register),
     http: new HttpMetrics(register),
+    threads: {
+      heapUsed: register.gauge<'thread'>({ name: 'keel_thread_heap_used_bytes', help: 'V8 heap in use, per thread (main, producer, call-N), reported every 5 s', labelNames: ['thread'] }),
+      heapTotal: register.gauge<'thread'>({ name: 'keel_thread_heap_total_bytes', help: 'V8 heap reserved, per thread (main, producer, call-N), reported every 5 s', labelNames: ['thread'] }),
+    },
     rateLimit: new RateLimitMetrics(register),
     chain: new ChainMetrics(register),
     txpool: new TxPoolMetrics(register),

@@ -7,6 +7,7 @@ import type { CallPoolStats } from './call-pool.js'
 import type { Metrics } from './metrics.js'
 import type { WsSources } from './ws.js'
 import type { HttpSources } from './http.js'
+import type { ThreadHeap } from '../util/thread-heap.js'
 
 export interface NodeSources {
   head(): HeadInfo
@@ -17,6 +18,8 @@ export interface NodeSources {
   callPool: { readonly stats: CallPoolStats; observer: ExecPoolObserver | undefined }
   ws?: WsSources
   http?: HttpSources
+  /** each thread's V8 heap (util/thread-heap.ts) */
+  threadHeaps?: () => ThreadHeap[]
   /** The LevelDB folder of the chain. */
   databaseFolder: string
 }
@@ -44,6 +47,17 @@ export function bindNodeSources(metrics: Metrics, sources: NodeSources): void {
   metrics.callPool.bind(() => pool.stats)
   if (sources.ws !== undefined) metrics.ws.bind(sources.ws)
   if (sources.http !== undefined) metrics.http.bind(sources.http)
+  const heaps = sources.threadHeaps
+  if (heaps !== undefined) {
+    metrics.threads.heapUsed.addCollect((g) => {
+      g.reset()
+      for (const h of heaps()) g.set({ thread: h.thread }, h.usedBytes)
+    })
+    metrics.threads.heapTotal.addCollect((g) => {
+      g.reset()
+      for (const h of heaps()) g.set({ thread: h.thread }, h.totalBytes)
+    })
+  }
   metrics.storage.bindDatabaseFolder(sources.databaseFolder)
 }
 
