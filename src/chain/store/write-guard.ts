@@ -46,7 +46,7 @@ export const statfsFreeBytes: FreeBytes = (dir) => {
 }
 
 export class WriteGuard {
-  private stopped: { reason: string; since: number; writeFailed: boolean } | undefined
+  private stopped: { reason: string; since: number; writeFailed: boolean; restart: boolean } | undefined
   private failures = 0
   private retryDelay = RETRY_FIRST_MS
   private timer: NodeJS.Timeout | undefined
@@ -107,13 +107,13 @@ export class WriteGuard {
     return `disk full: ${(free / MiB).toFixed(1)} MiB free on ${this.dir}, --min-free-disk keeps ${(this.minFreeBytes / MiB).toFixed(0)} MiB`
   }
 
-  private stop(reason: string, writeFailed: boolean): void {
+  private stop(reason: string, writeFailed: boolean, restart = false): void {
     const first = this.stopped === undefined
     if (first) this.failures++
-    // told once when writes stop and once if the cause changes kind (a full disk, then a failed write),
-    // never each retry (the free MiB in the reason changes every time)
-    const changed = first || this.stopped!.writeFailed !== writeFailed
-    this.stopped = { reason, since: first ? this.now() : this.stopped!.since, writeFailed }
+    // told once when writes stop and once if the cause changes kind (a full disk, a failed write, one
+    // that needs a restart), never each retry (the free MiB in the reason changes every time)
+    const changed = first || this.stopped!.writeFailed !== writeFailed || this.stopped!.restart !== restart
+    this.stopped = { reason, since: first ? this.now() : this.stopped!.since, writeFailed, restart }
     if (changed) this.hooks.onChange(this.status())
     if (first) {
       this.retryDelay = RETRY_FIRST_MS
@@ -139,7 +139,9 @@ export class WriteGuard {
     try {
       await this.hooks.probe()
     } catch (err) {
-      this.stop(`a database write failed: ${(err as Error)?.message ?? String(err)}`, true)
+      // the disk has room and LevelDB still refuses: after a failed background write (a compaction) it
+      // refuses every write until the database is opened again, which only a restart does here
+      this.stop(`a database write failed: ${(err as Error)?.message ?? String(err)}; free space is back but LevelDB keeps refusing writes until the node restarts`, true, true)
       return this.schedule()
     }
     this.stopped = undefined
