@@ -15,7 +15,7 @@ function guard({ free, probe, minFree = 64 * MiB }) {
   return { g, changes, resumed: () => resumed }
 }
 
-test('free space below the margin stops writes with the reason; space back resumes after the first retry', async (t) => {
+test('free space below the margin stops writes with the reason; space back past the resume margin resumes at the next retry', async (t) => {
   const free = { bytes: 10 * MiB }
   let probes = 0
   const { g, changes, resumed } = guard({ free, probe: async () => void probes++ })
@@ -25,9 +25,14 @@ test('free space below the margin stops writes with the reason; space back resum
   assert.equal(changes.length, 1)
   assert.equal(changes[0].writable, false)
   assert.equal(changes[0].failures, 1)
+  // back above the margin but not past the resume margin (64 MiB + 16 MiB): still stopped
+  free.bytes = 70 * MiB
+  await sleep(1_150)
+  assert.equal(probes, 0)
+  assert.equal(g.writable, false)
   free.bytes = 100 * MiB
   assert.equal(g.writable, false, 'resumed before a retry probed the database')
-  await sleep(1_150)
+  await sleep(2_100) // the second retry, ~2 s after the first
   assert.equal(probes, 1)
   assert.equal(g.writable, true)
   assert.equal(resumed(), 1)

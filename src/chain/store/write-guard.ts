@@ -28,6 +28,10 @@ const RETRY_MAX_MS = 30_000
 // journal batch written within it stays far below the margin --min-free-disk keeps.
 const FREE_SPACE_TTL_MS = 200
 const MiB = 1024 * 1024
+// Writes resume only once the free space is this much above --min-free-disk (a quarter of it, at least
+// 16 MiB): a compaction that frees a little space while the disk is full must not resume sealing for a
+// block or two, then stop again.
+const resumeMargin = (minFree: number): number => Math.max(16 * MiB, Math.floor(minFree / 4))
 
 export interface WriteGuardHooks {
   /** A write through the same path blocks take (a LevelDB batch); rejects while LevelDB refuses writes. */
@@ -96,14 +100,15 @@ export class WriteGuard {
     this.timer = undefined
   }
 
-  private spaceShortage(): string | undefined {
+  /** `resuming`: the free space must also clear the resume margin. */
+  private spaceShortage(resuming = false): string | undefined {
     let free: number
     try {
       free = this.freeBytes(this.dir)
     } catch (err) {
       return `cannot read the free space of ${this.dir}: ${(err as Error).message}`
     }
-    if (free >= this.minFreeBytes) return undefined
+    if (free >= this.minFreeBytes + (resuming ? resumeMargin(this.minFreeBytes) : 0)) return undefined
     return `disk full: ${(free / MiB).toFixed(1)} MiB free on ${this.dir}, --min-free-disk keeps ${(this.minFreeBytes / MiB).toFixed(0)} MiB`
   }
 
@@ -130,7 +135,7 @@ export class WriteGuard {
   private async retry(): Promise<void> {
     this.timer = undefined
     if (this.closed || this.stopped === undefined) return
-    const short = this.minFreeBytes > 0 ? this.spaceShortage() : undefined
+    const short = this.minFreeBytes > 0 ? this.spaceShortage(true) : undefined
     if (short !== undefined) {
       // a write error stays the reason shown until the disk has room again
       if (!this.stopped.writeFailed) this.stop(short, false)
