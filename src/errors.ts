@@ -45,6 +45,13 @@ export const limitExceeded = (message = 'limit exceeded'): RpcError =>
   new RpcError(ErrorCode.LimitExceeded, message)
 export const clientLimitExceeded = (message: string): RpcError => new RpcError(ErrorCode.ClientLimitExceeded, message)
 
+/**
+ * The node cannot write its database (disk full, a failed write): a submission is refused before it
+ * reaches the pool. -32603, a server-side fault that clients (viem among them) retry.
+ */
+export const storageUnavailable = (reason: string): RpcError =>
+  new RpcError(ErrorCode.Internal, `transaction not accepted: the node cannot write its database (${reason}); retry later`)
+
 /** A reverted eth_call / eth_estimateGas, shaped as geth: code 3, data always hex. */
 export const executionReverted = (reason: string | undefined, data: string): RpcError =>
   new RpcError(ErrorCode.ExecutionReverted, reason ? `execution reverted: ${reason}` : 'execution reverted', data)

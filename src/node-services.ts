@@ -16,6 +16,7 @@ import { loadFastCrypto } from './evm/crypto.js'
 import { ExecPool } from './exec/pool.js'
 import { StateReader } from './exec/state-reader.js'
 import type { Logger } from './logging/logger.js'
+import { ThreadHeaps } from './util/thread-heap.js'
 import { Dispatcher } from './rpc/dispatch.js'
 import { LocalFilters } from './rpc/filters.js'
 import type { FilterStore } from './rpc/filters.js'
@@ -96,6 +97,12 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
   const view = new ChainView(level, common, crypto.keccak256, ready.head, ready.genesisHash, config.stateHistory)
   producer.onBlock((event) => view.applyBlock(event))
   start.headSource.view = view
+  access.health.followStorage(() => producer.storageStatus)
+  // logged once when writes stop and once when they resume, never once a block
+  producer.onStorageStatus((status) => {
+    if (!status.writable) logger.error('database cannot be written: sealing stopped, transactions refused until it can', { reason: status.reason })
+    else logger.info('database writable again: sealing resumed')
+  })
   if (config.replica) access.health.followReplica({ status: () => producer.streamStatus, maxBlocksBehind: config.readyMaxBlocksBehind })
   // 'latest' stays warm: the block's state diff goes to the main thread's reader and every call worker
   const headState = new StateReader(common, level, { nodeCacheBytes: 16 << 20, slots: 32_000 })
@@ -144,6 +151,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
   if (metrics !== null) {
     if (start.bootstraps !== undefined) metrics.stream.bootstraps.inc(start.bootstraps)
     producer.onStreamStatus((status) => metrics.stream.status(status))
+    producer.onStorageStatus((status) => metrics.storage.storageStatus(status))
     if (producer.streamStatus !== undefined) metrics.stream.status(producer.streamStatus)
   }
   producer.onBlock((event) => {
@@ -209,6 +217,8 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
     port: config.port,
     limits,
     wsMaxConnectionsPerIp: config.wsMaxConnectionsPerIp,
+    wsMaxConnections: config.wsMaxConnections,
+    httpMaxInFlight: config.httpMaxInFlight,
     wsIdleTimeoutSeconds: config.wsIdleTimeoutSeconds,
     onWsClose: (session) => subscriptions.closeSession(session),
   })
@@ -218,6 +228,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
   const url = `${access.scheme}://${host}:${port}`
   let metricsServer: MetricsServer | undefined
+  const threadHeaps = new ThreadHeaps()
   if (metrics !== null) {
     bindNodeSources(metrics, {
       head: () => view.head,
@@ -225,6 +236,8 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
       producerSubmits: producer.submits,
       callPool: executor,
       ws: { transport: () => server.wsStats(), subscriptions: () => subscriptions.stats() },
+      http: { stats: () => server.httpStats() },
+      threadHeaps: () => threadHeaps.current(),
       databaseFolder: join(config.dataDir, 'chain'),
     })
     if (access.rateLimiter !== undefined) metrics.rateLimit.observe(access.rateLimiter)
@@ -248,6 +261,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
       await server.close()
       await access.rateLimiter.close?.()
       await metricsServer?.close()
+      threadHeaps.close()
       await admin?.close()
       await filters.close()
       await producer.shutdown()

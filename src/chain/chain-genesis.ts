@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import type { KeelConfig } from '../config/types.js'
 import type { GethGenesis } from '../evm/geth-genesis.js'
 import { resolveGenesis, validateGenesis } from './genesis.js'
-import { openChainLevel } from './store/level.js'
+import { openChainForStart } from './store/open-check.js'
 import { Keys } from './store/schema.js'
 
 export interface ChainGenesis {
@@ -18,7 +18,8 @@ export interface ChainGenesis {
 
 /** The genesis of this data folder: the one stored with the chain wins over anything passed again. */
 export async function chainGenesis(config: KeelConfig): Promise<ChainGenesis> {
-  const level = await openChainLevel(join(config.dataDir, 'chain'))
+  // refuses a damaged database before anything can write to it (store/open-check.ts)
+  const level = await openChainForStart(join(config.dataDir, 'chain'))
   try {
     const stored = await level.get(Keys.meta('config'))
     if (stored !== undefined) {

@@ -90,6 +90,17 @@ export interface StreamStatus {
   stopped?: { code: string; reason: string }
 }
 
+/** Whether the producer can write the chain database (store/write-guard.ts). */
+export interface StorageStatus {
+  writable: boolean
+  /** why writes are stopped (disk full, the failed write's error) */
+  reason?: string
+  /** when writes stopped (ms since the epoch) */
+  since?: number
+  /** times writes have stopped since start */
+  failures: number
+}
+
 /** Milliseconds spent sealing one block, and pooled transactions dropped as invalid while building it. */
 export interface BlockStats {
   buildMs: number
@@ -108,5 +119,6 @@ export type FromProducer =
   | NewBlockEvent
   | { kind: 'pendingTx'; hashes: string[] }
   | { kind: 'stream'; status: StreamStatus }
+  | { kind: 'storage'; status: StorageStatus }
   /** `needsSnapshot`: a replica whose next block the stream no longer holds; it restarts on a new snapshot */
   | { kind: 'fatal'; message: string; needsSnapshot?: boolean }

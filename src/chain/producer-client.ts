@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads'
 import { fromShape } from '../errors.js'
 import { HandOffBatch } from './hand-off-batch.js'
 import { PooledSenders } from './pooled-senders.js'
-import type { FromProducer, HeadInfo, NewBlockEvent, PoolQuery, ProducerInit, StreamStatus, SubmitOutcome, ToProducer, TxWire } from './messages.js'
+import type { FromProducer, HeadInfo, NewBlockEvent, PoolQuery, ProducerInit, StorageStatus, StreamStatus, SubmitOutcome, ToProducer, TxWire } from './messages.js'
 
 interface Pending {
   resolve(value: unknown): void
@@ -27,6 +27,9 @@ export class ProducerClient {
   private streamListeners: Array<(status: StreamStatus) => void> = []
   /** the block stream's state as the thread last reported it (--stream-url) */
   streamStatus: StreamStatus | undefined
+  /** whether the producer can write the database, as the thread last reported it */
+  storageStatus: StorageStatus = { writable: true, failures: 0 }
+  private storageListeners: Array<(status: StorageStatus) => void> = []
   private readonly remotePool: boolean
   private exited = false
   /** messages that carried submitted transactions to the producer, and how many transactions they carried */
@@ -82,6 +85,10 @@ export class ProducerClient {
           this.streamStatus = msg.status
           for (const listener of this.streamListeners) listener(msg.status)
           break
+        case 'storage':
+          this.storageStatus = msg.status
+          for (const listener of this.storageListeners) listener(msg.status)
+          break
         case 'ready':
           this.pooledSenders.poolReported(msg.pooledSenders)
           markReady({ head: msg.head, genesisHash: msg.genesisHash, hardfork: msg.hardfork })
@@ -125,6 +132,10 @@ export class ProducerClient {
 
   onStreamStatus(listener: (status: StreamStatus) => void): void {
     this.streamListeners.push(listener)
+  }
+
+  onStorageStatus(listener: (status: StorageStatus) => void): void {
+    this.storageListeners.push(listener)
   }
 
   private notifyPendingTx(hashes: string[]): void {

@@ -11,9 +11,11 @@ import type { ChainLevel } from './store/level.js'
 import { Keys } from './store/schema.js'
 import { startProducerWarmUp } from './producer-warm-up.js'
 import type { ProducerWarmUp } from './producer-warm-up.js'
+import { reportThreadHeap } from '../util/thread-heap.js'
 
 if (parentPort === null) throw new Error('producer-thread must run as a worker thread')
 const port = parentPort
+reportThreadHeap('producer')
 const post = (msg: FromProducer): void => port.postMessage(msg)
 const accepted = (result: { hash: string; nextBlock: boolean }): SubmitOutcome => ({ ok: true, hash: result.hash, nextBlock: result.nextBlock })
 const refused = (err: unknown): SubmitOutcome => ({ ok: false, error: errorShape(err) })
@@ -62,6 +64,7 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
         publisher?.publishPending(hashes)
       },
       onFatal: (message) => post({ kind: 'fatal', message }),
+      onStorage: (status) => post({ kind: 'storage', status }),
     },
     { writeSets: publisher },
   )

@@ -33,6 +33,9 @@ import { decodeHead, decodeNumber, encodeHead, encodeNumber, Keys } from './stor
 import { createNodeCache, ReadOnlyTrieDB, trieKey, WritableTrieDB } from './store/state-db.js'
 import type { LevelOp } from './store/state-db.js'
 import { GroupCommit } from './store/group-commit.js'
+import { StorageWriteError, WriteGuard } from './store/write-guard.js'
+import { storageUnavailable } from '../errors.js'
+import type { StorageStatus } from './messages.js'
 import { HeadAccountReader } from './head-account-reader.js'
 import { yieldWhileWriting } from './store/yielding-trie.js'
 import { StateDiffRecorder } from './state-diff.js'
@@ -48,6 +51,8 @@ export interface ProducerEvents {
   onBlock(event: NewBlockEvent): void
   onPendingTx(hashes: string[]): void
   onFatal(message: string): void
+  /** The database became unwritable or writable again (store/write-guard.ts). */
+  onStorage?(status: StorageStatus): void
 }
 
 export interface ProducerOptions {
@@ -91,6 +96,8 @@ export class Producer {
   private lastSealAt = 0
   private closed = false
   private readonly journal: GroupCommit
+  /** Stops sealing and submissions while the database cannot be written; resumes them. */
+  readonly writes: WriteGuard
   private extraData = new Uint8Array(0)
   private coinbase = new Address(new Uint8Array(20))
   /** call frames of the block being built, for the explorer's indexes */
@@ -110,7 +117,12 @@ export class Producer {
     private readonly events: ProducerEvents,
     private readonly options: ProducerOptions,
   ) {
-    this.journal = new GroupCommit(level)
+    this.journal = new GroupCommit(level, (err) => this.writes.writeFailed(err))
+    this.writes = new WriteGuard(level.location, config.minFreeDisk * 1024 * 1024, {
+      probe: () => level.batch([{ type: 'del', key: Keys.meta('write-probe') }]),
+      onChange: (status) => events.onStorage?.(status),
+      onResume: () => this.scheduleAutomine(),
+    })
   }
 
   static async open(
@@ -326,7 +338,7 @@ export class Producer {
     const hasWork = this.pool.status().pending > 0
     const idleFor = Number(this.lastSealAt / 1000) - Number(this.head.timestamp)
     const emptyDue = this.config.emptyBlockPeriod > 0 && idleFor >= this.config.emptyBlockPeriod - 0.001
-    if (hasWork || emptyDue) void this.seal()
+    if ((hasWork || emptyDue) && this.writes.writable) void this.seal()
     this.scheduleTick()
   }
 
@@ -343,6 +355,7 @@ export class Producer {
   /** `nextBlock`: automine only, the transaction can go in the block sealed next (no nonce gap, pays the base fee). */
   async submit(wire: TxWire): Promise<{ hash: string; nextBlock: boolean }> {
     if (this.closed) throw new RpcError(-32000, 'node is shutting down')
+    this.writes.assertWritable()
     const ptx = fromWire(wire, this.common)
     const result = await this.pool.add(ptx, this.reader, this.nextBaseFee())
     // journal it so that a crash or restart does not lose a transaction whose hash we returned
@@ -350,11 +363,25 @@ export class Producer {
     for (const gone of [...(result.replaced ? [result.replaced] : []), ...result.removed]) {
       ops.push({ type: 'del', key: Keys.pooledTx(trustedHexToBytes(gone.hash)) })
     }
-    await this.journal.write(ops)
+    try {
+      await this.journal.write(ops)
+    } catch (err) {
+      // not journalled, so not acknowledged: it leaves the pool, and what it pushed out comes back
+      throw this.unjournalled(ptx, result, err)
+    }
     this.events.onPendingTx([ptx.hash])
     this.scheduleAutomine()
     const nextBlock = this.config.blockTime === 0 && !this.config.noSeal && this.pool.pendingAt(ptx.sender, ptx.nonce) === ptx && ptx.maxFeePerGas >= this.nextBaseFee()
     return { hash: ptx.hash, nextBlock }
+  }
+
+  private unjournalled(ptx: PooledTx, result: { replaced?: PooledTx; removed: PooledTx[] }, err: unknown): Error {
+    this.pool.remove(ptx.hash)
+    for (const back of [...(result.replaced ? [result.replaced] : []), ...result.removed]) {
+      this.pool.add(back, this.reader, this.nextBaseFee()).catch(() => {})
+    }
+    this.writes.writeFailed(err)
+    return storageUnavailable(this.writes.status().reason ?? 'a database write failed')
   }
 
   /**
@@ -401,7 +428,10 @@ export class Producer {
       return this.sealing
     }
     this.sealing = this.sealOnce()
-      .catch((err: unknown) => this.events.onFatal(`block production failed: ${(err as Error).stack ?? err}`))
+      .catch((err: unknown) =>
+        // a failed write stops sealing until the write guard's retry succeeds; anything else is a bug
+        err instanceof StorageWriteError ? this.writes.writeFailed(err) : this.events.onFatal(`block production failed: ${(err as Error).stack ?? err}`),
+      )
       .finally(() => {
         this.sealing = undefined
         if (this.sealAgain) {
@@ -413,7 +443,7 @@ export class Producer {
   }
 
   private async sealOnce(): Promise<void> {
-    if (this.closed) return
+    if (this.closed || !this.writes.writable) return
     const parent = this.head
     const nowSec = BigInt(Math.floor(Date.now() / 1000))
     const timestamp = nowSec > parent.timestamp ? nowSec : parent.timestamp + 1n
@@ -484,12 +514,15 @@ export class Producer {
     await this.journal.flush()
     const writeStartedAt = performance.now()
     try {
+      // a journal write that just failed took its transactions out of the pool, not out of this block;
+      // a disk found full since the build began: the block is dropped, and built again on resuming
+      if (!this.writes.writable) throw new StorageWriteError()
       await this.level.batch(ops)
     } catch (err) {
       this.trieDb.discard()
       this.diffs.discard()
       await this.sm.setStateRoot(this.head.stateRoot, true)
-      throw err
+      throw err instanceof StorageWriteError ? err : new StorageWriteError(err)
     }
     if (writeSet !== undefined) this.options.writeSets!.committed(writeSet)
     const writeMs = performance.now() - writeStartedAt
@@ -503,7 +536,8 @@ export class Producer {
     try {
       const evicted = await this.pool.onBlock(included, invalid, this.reader, header.calcNextBaseFee())
       if (evicted.length > 0) {
-        await this.level.batch(evicted.map((p) => ({ type: 'del' as const, key: Keys.pooledTx(trustedHexToBytes(p.hash)) })))
+        // the block is written and must still be announced; a journal entry left behind is refused at restart
+        await this.level.batch(evicted.map((p) => ({ type: 'del' as const, key: Keys.pooledTx(trustedHexToBytes(p.hash)) }))).catch((err: unknown) => this.writes.writeFailed(err))
       }
       const stats = { buildMs, commitMs: performance.now() - commitStartedAt, writeMs, droppedTxs: invalid.length, plainTransfers: built.plainTransfers }
       // the pool's senders as of this message: taken when it is posted, after the block's transactions left
@@ -518,6 +552,7 @@ export class Producer {
   /** Stops sealing, lets the block in progress finish, and leaves the pool journalled on disk. */
   async close(): Promise<void> {
     this.closed = true
+    this.writes.close()
     if (this.timer !== undefined) clearTimeout(this.timer)
     if (this.sealing !== undefined) await this.sealing
     await this.journal.flush()

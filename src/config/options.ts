@@ -119,6 +119,12 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
     help: 'keep the state of only this many recent blocks and delete older trie nodes (0 = archive; else at least 128)',
   },
 
+  minFreeDisk: {
+    flag: 'min-free-disk', env: 'KEEL_MIN_FREE_DISK', group: 'Node', type: 'int', metavar: 'MIB',
+    min: 0, max: 1_048_576, default: 256,
+    help: 'free space (MiB) kept on the data folder\'s disk: below it sealing stops and transactions are refused until space returns (0 = no check)',
+  },
+
   blockTime: {
     flag: 'block-time', env: 'KEEL_BLOCK_TIME', group: 'Block production', type: 'number', metavar: 'SECONDS',
     min: 0, max: DAY, default: 1,
@@ -195,6 +201,11 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
     flag: 'http-body-limit', env: 'KEEL_HTTP_BODY_LIMIT', group: 'Transport limits', type: 'int', metavar: 'BYTES',
     min: 1024, max: 1024 * MiB, default: 5 * MiB, help: 'largest HTTP request body (larger: HTTP 413)',
   },
+  httpMaxInFlight: {
+    flag: 'http-max-in-flight', env: 'KEEL_HTTP_MAX_IN_FLIGHT', group: 'Transport limits', type: 'int', metavar: 'N',
+    min: 0, max: 10_000_000, default: 2048,
+    help: 'HTTP requests being read or answered at once, from every address (more: HTTP 503; 0 = unlimited)',
+  },
   batchRequestLimit: {
     flag: 'batch-request-limit', env: 'KEEL_BATCH_REQUEST_LIMIT', group: 'Transport limits', type: 'int',
     metavar: 'N', min: 1, max: 1_000_000, default: 1000, help: 'most requests in one JSON-RPC batch',
@@ -225,6 +236,11 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
   wsMaxConnectionsPerIp: {
     flag: 'ws-max-connections-per-ip', env: 'KEEL_WS_MAX_CONNECTIONS_PER_IP', group: 'WebSocket', type: 'int', metavar: 'N',
     min: 0, max: 1_000_000, default: 256, help: 'open WebSocket connections per client IP (0 = unlimited)',
+  },
+  wsMaxConnections: {
+    flag: 'ws-max-connections', env: 'KEEL_WS_MAX_CONNECTIONS', group: 'WebSocket', type: 'int', metavar: 'N',
+    min: 0, max: 10_000_000, default: 10_000,
+    help: 'open WebSocket connections in all, from every address (more: HTTP 503 at the upgrade; 0 = unlimited)',
   },
   wsMessageLimit: {
     flag: 'ws-message-limit', env: 'KEEL_WS_MESSAGE_LIMIT', group: 'WebSocket', type: 'int', metavar: 'BYTES',

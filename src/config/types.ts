@@ -18,6 +18,8 @@ export interface KeelConfig {
   chainId: number
   /** Blocks whose state stays readable behind the head (0 = archive: keep the state of every block). */
   stateHistory: number
+  /** MiB of free space the data folder's file system keeps; below it the node stops writing (0 = no check). */
+  minFreeDisk: number
 
   // Txpool
   txpoolMaxSlots: number
@@ -58,6 +60,10 @@ export interface KeelConfig {
   // WebSocket
   wsMaxSubscriptions: number
   wsMaxConnectionsPerIp: number
+  /** Open WebSocket connections in all; more are refused with HTTP 503 (0 = unlimited). */
+  wsMaxConnections: number
+  /** HTTP requests being read or answered at once; more get HTTP 503 (0 = unlimited). */
+  httpMaxInFlight: number
   wsMessageLimit: number
   /** A subscriber whose unsent buffer passes this many bytes is closed (slow consumer). */
   wsSendBufferLimit: number

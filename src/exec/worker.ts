@@ -17,6 +17,7 @@ import { toWire } from './result-wire.js'
 import type { WireResult } from './result-wire.js'
 import type { ExecBlock } from './types.js'
 import { headExecBlock, IDLE_WARM_UP_CALLS, warmUpOnce, warmUpWhileIdle } from './warm-up.js'
+import { reportThreadHeap } from '../util/thread-heap.js'
 
 async function createEngine(): Promise<{ engine: ExecEngine; head: ExecBlock | undefined }> {
   const init = workerData as ExecPoolInit
@@ -34,6 +35,7 @@ async function createEngine(): Promise<{ engine: ExecEngine; head: ExecBlock | u
 // Top-level await: piscina reports a worker ready only once its module has loaded, so opening the
 // database and loading the crypto never counts against the first call's time limit.
 const { engine, head } = await createEngine()
+reportThreadHeap(`call-${threadId}`)
 
 const diffs = new BroadcastChannel((workerData as ExecPoolInit).stateDiffChannel ?? 'keel-state-diff')
 diffs.onmessage = (event) => engine.applyStateDiff((event as { data: StateDiff }).data)

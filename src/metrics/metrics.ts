@@ -4,6 +4,7 @@
 
 import { collectDefaultMetrics, Registry } from 'prom-client'
 import { CallPoolMetrics } from './call-pool.js'
+import { HttpMetrics } from './http.js'
 import { ChainMetrics } from './chain.js'
 import { FilterMetrics } from './filters.js'
 import { RateLimitMetrics } from './ratelimit.js'
@@ -40,6 +41,11 @@ export function createMetrics(init: MetricsInit, registry: Registry = new Regist
     register,
     rpc,
     ws: new WsMetrics(register),
+    http: new HttpMetrics(register),
+    threads: {
+      heapUsed: register.gauge<'thread'>({ name: 'keel_thread_heap_used_bytes', help: 'V8 heap in use, per thread (main, producer, call-N), reported every 5 s', labelNames: ['thread'] }),
+      heapTotal: register.gauge<'thread'>({ name: 'keel_thread_heap_total_bytes', help: 'V8 heap reserved, per thread (main, producer, call-N), reported every 5 s', labelNames: ['thread'] }),
+    },
     rateLimit: new RateLimitMetrics(register),
     filters: new FilterMetrics(register),
     chain: new ChainMetrics(register),

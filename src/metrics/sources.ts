@@ -6,6 +6,8 @@ import type { ExecPoolObserver } from '../exec/pool.js'
 import type { CallPoolStats } from './call-pool.js'
 import type { Metrics } from './metrics.js'
 import type { WsSources } from './ws.js'
+import type { HttpSources } from './http.js'
+import type { ThreadHeap } from '../util/thread-heap.js'
 
 export interface NodeSources {
   head(): HeadInfo
@@ -15,6 +17,9 @@ export interface NodeSources {
   /** Structurally ExecPool: its stats are read at scrape time, its observer is set to the metrics. */
   callPool: { readonly stats: CallPoolStats; observer: ExecPoolObserver | undefined }
   ws?: WsSources
+  http?: HttpSources
+  /** each thread's V8 heap (util/thread-heap.ts) */
+  threadHeaps?: () => ThreadHeap[]
   /** The LevelDB folder of the chain. */
   databaseFolder: string
 }
@@ -41,6 +46,18 @@ export function bindNodeSources(metrics: Metrics, sources: NodeSources): void {
   pool.observer = metrics.callPool
   metrics.callPool.bind(() => pool.stats)
   if (sources.ws !== undefined) metrics.ws.bind(sources.ws)
+  if (sources.http !== undefined) metrics.http.bind(sources.http)
+  const heaps = sources.threadHeaps
+  if (heaps !== undefined) {
+    metrics.threads.heapUsed.addCollect((g) => {
+      g.reset()
+      for (const h of heaps()) g.set({ thread: h.thread }, h.usedBytes)
+    })
+    metrics.threads.heapTotal.addCollect((g) => {
+      g.reset()
+      for (const h of heaps()) g.set({ thread: h.thread }, h.totalBytes)
+    })
+  }
   metrics.storage.bindDatabaseFolder(sources.databaseFolder)
 }
 

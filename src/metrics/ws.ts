@@ -9,7 +9,7 @@ export type SubscriptionKind = (typeof SUBSCRIPTION_KINDS)[number]
 
 /** Structurally RpcServer.wsStats() and SubscriptionManager.stats(). */
 export interface WsSources {
-  transport(): { open: number; closedTooSlow: number; refusedPerIp: number }
+  transport(): { open: number; closedTooSlow: number; refusedPerIp: number; refusedFull: number }
   subscriptions(): Record<SubscriptionKind, number>
 }
 
@@ -51,6 +51,11 @@ export class WsMetrics {
       name: 'keel_ws_connections_refused_total',
       help: 'WebSocket upgrades refused because the client address had used its connection quota',
       read: () => sources.transport().refusedPerIp,
+    })
+    this.register.externalCounter({
+      name: 'keel_ws_connections_refused_full_total',
+      help: 'WebSocket upgrades refused (HTTP 503) because --ws-max-connections connections were open',
+      read: () => sources.transport().refusedFull,
     })
   }
 

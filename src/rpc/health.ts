@@ -2,7 +2,7 @@
 // fresh, and the node is not shutting down). Both are answered straight from memory, never rate limited.
 // Readiness semantics follow erigon's max_seconds_behind and Besu's /readiness (200 / 503).
 
-import type { StreamStatus } from '../chain/messages.js'
+import type { StorageStatus, StreamStatus } from '../chain/messages.js'
 
 export interface HealthAnswer {
   status: '200 OK' | '503 Service Unavailable' | '400 Bad Request'
@@ -24,6 +24,7 @@ export interface ReplicaLag {
 export class Health {
   private drainingSince: number | undefined
   private replica: ReplicaLag | undefined
+  private storage: (() => StorageStatus) | undefined
 
   constructor(
     private readonly chain: HeadClock,
@@ -37,6 +38,11 @@ export class Health {
    */
   followReplica(lag: ReplicaLag): void {
     this.replica = lag
+  }
+
+  /** Readiness fails while the database cannot be written (a full disk, a failed write): nothing is sealed. */
+  followStorage(status: () => StorageStatus): void {
+    this.storage = status
   }
 
   /** Readiness fails from now on: the first step of a graceful shutdown. */
@@ -68,6 +74,8 @@ export class Health {
     if (this.draining) return unready('shutting down')
     const head = this.chain.head()
     if (head === undefined) return unready('chain not open')
+    const storage = this.storage?.()
+    if (storage !== undefined && !storage.writable) return unready(`database cannot be written: ${storage.reason ?? 'unknown'}`)
     if (this.replica !== undefined) return this.replicaReadiness(head.number, this.replica)
     const behind = Math.max(0, Math.floor(this.nowSeconds() - Number(head.timestamp)))
     const detail = `"head":${head.number},"secondsBehind":${behind},"maxSecondsBehind":${maxBehind}`

@@ -46,6 +46,16 @@ export interface WsTransportStats {
   closedTooSlow: number
   /** Upgrades refused because the client address already had its connection quota. */
   refusedPerIp: number
+  /** Upgrades refused because wsMaxConnections connections were open. */
+  refusedFull: number
+}
+
+/** Counters of the HTTP transport, for metrics and tests. */
+export interface HttpTransportStats {
+  /** POST requests being read or answered */
+  inFlight: number
+  /** requests answered 503 at the httpMaxInFlight cap */
+  refusedBusy: number
 }
 
 export const isWsContext = (ctx: RequestContext): ctx is WsRequestContext =>
@@ -59,6 +69,13 @@ export interface RpcServerOptions {
   onWsClose?(session: WsSession): void
   /** Open WebSocket connections allowed per client address; more are refused with HTTP 429. 0 = no limit. */
   wsMaxConnectionsPerIp?: number
+  /**
+   * Open WebSocket connections in all; more are refused with HTTP 503 at the upgrade, so that a flood of
+   * connections from many addresses cannot exhaust memory. 0 = no limit.
+   */
+  wsMaxConnections?: number
+  /** HTTP requests being read or answered at once, from all clients; more get HTTP 503. 0 = no limit. */
+  httpMaxInFlight?: number
   /** A WebSocket that neither sends nor answers pings for this long is closed (default 120). */
   wsIdleTimeoutSeconds?: number
   /**
@@ -90,6 +107,7 @@ export interface RpcServerOptions {
 const ACCEPTED_CONTENT_TYPES = new Set(['application/json', 'application/json-rpc', 'application/jsonrequest'])
 const CONTENT_TYPE_ERROR = 'invalid content type, only application/json is supported\n'
 const TOO_MANY_CONCURRENT = '{"jsonrpc":"2.0","id":null,"error":{"code":-32005,"message":"too many concurrent requests from this address"}}'
+const SERVER_BUSY = '{"jsonrpc":"2.0","id":null,"error":{"code":-32005,"message":"server busy: too many requests in progress, retry later"}}'
 const decoder = new TextDecoder()
 
 const textOf = (buffer: ArrayBuffer): string => decoder.decode(buffer)
@@ -368,6 +386,9 @@ export class RpcServer {
   private readonly quota: ConnectionQuota
   private closedTooSlow = 0
   private refusedPerIp = 0
+  private refusedFull = 0
+  private httpInFlight = 0
+  private refusedBusy = 0
   private readonly countTooSlow = (): void => {
     this.closedTooSlow++
   }
@@ -449,6 +470,7 @@ export class RpcServer {
 
   /** @internal An HTTP exchange was answered or aborted. */
   exchangeFinished(clientIp: string): void {
+    this.httpInFlight--
     if (this.httpQuotaOn) this.httpQuota.release(clientIp)
     this.inFlight.end()
   }
@@ -474,7 +496,11 @@ export class RpcServer {
   }
 
   wsStats(): WsTransportStats {
-    return { open: this.sessions.size, closedTooSlow: this.closedTooSlow, refusedPerIp: this.refusedPerIp }
+    return { open: this.sessions.size, closedTooSlow: this.closedTooSlow, refusedPerIp: this.refusedPerIp, refusedFull: this.refusedFull }
+  }
+
+  httpStats(): HttpTransportStats {
+    return { inFlight: this.httpInFlight, refusedBusy: this.refusedBusy }
   }
 
   private clientIpOf(res: HttpResponse, req: HttpRequest): string {
@@ -558,6 +584,16 @@ export class RpcServer {
       writeCorked(res, '413 Request Entity Too Large', 'text/plain', 'request body too large\n', true)
       return
     }
+    const maxInFlight = this.options.httpMaxInFlight ?? 0
+    if (maxInFlight > 0 && this.httpInFlight >= maxInFlight) {
+      this.refusedBusy++
+      res
+        .writeStatus('503 Service Unavailable')
+        .writeHeader('Content-Type', 'application/json')
+        .writeHeader('Retry-After', '1')
+        .end(SERVER_BUSY, true)
+      return
+    }
     const clientIp = this.httpClientIp ? this.clientIpOf(res, req) : ''
     if (this.httpQuotaOn && !this.httpQuota.admits(clientIp)) {
       res
@@ -574,6 +610,7 @@ export class RpcServer {
       retryAfterSeconds: 0,
     }
     if (this.httpQuotaOn) this.httpQuota.acquire(clientIp)
+    this.httpInFlight++
     this.inFlight.begin()
     const exchange = new HttpExchange(this.envelope, res, ctx, limit, this, req.getHeader('origin'))
     res.onAborted(exchange.onAborted)
@@ -595,6 +632,16 @@ export class RpcServer {
 
   private readonly onUpgrade = (res: HttpResponse, req: HttpRequest, context: us_socket_context_t): void => {
     try {
+      const maxConnections = this.options.wsMaxConnections ?? 0
+      if (maxConnections > 0 && this.sessions.size >= maxConnections) {
+        this.refusedFull++
+        res
+          .writeStatus('503 Service Unavailable')
+          .writeHeader('Content-Type', 'text/plain')
+          .writeHeader('Retry-After', '5')
+          .end('too many WebSocket connections on this node\n', true)
+        return
+      }
       const clientIp = this.clientIpOf(res, req)
       if (!this.quota.admits(clientIp)) {
         this.refusedPerIp++

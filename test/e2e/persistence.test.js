@@ -1,9 +1,9 @@
-// What survives a restart: a graceful one (SIGTERM), a crash (SIGKILL mid-stream), and a
-// not-yet-mined transaction across a graceful restart (the pool is persisted on shutdown).
+// What survives a restart: a graceful one (SIGTERM), crashes (rounds of SIGKILL at random moments under
+// load from 24 senders), and not-yet-mined transactions across a graceful restart (the pool is persisted).
 
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
-import { Wallet } from 'ethers'
+import { Transaction, Wallet } from 'ethers'
 import { CHAIN_ID, DEV_ADDRESSES, DEV_KEYS, startNode } from '../helpers/node.js'
 import { rpc, rpcBatch, rpcResult, sleep, waitForReceipt } from '../helpers/rpc.js'
 
@@ -95,97 +95,147 @@ test('a graceful restart keeps blocks, receipts and balances', async () => {
   assert.equal(await rpcResult(node.url, 'eth_getTransactionCount', [senders[0].address, 'latest']), '0x5')
 })
 
-test('kill -9 in the middle of a transaction stream leaves a consistent chain that keeps going', async (t) => {
+// Chaos: ROUNDS rounds of kill -9 at a random moment while 24 senders submit transfers. After each
+// restart every block and receipt a client saw and every acknowledged transaction is still there (mined
+// in the same block, or pooled); at the end every acknowledged transfer is mined and each sender's nonce
+// and each recipient's balance equal exactly the transfers mined.
+const CHAOS_ROUNDS = 5
+const CHAOS_SENDERS = 24
+
+test(`chaos: ${CHAOS_ROUNDS} rounds of kill -9 at random moments while ${CHAOS_SENDERS} senders submit transfers`, { timeout: 150_000 }, async (t) => {
+  const seed = Number(process.env.KEEL_CHAOS_SEED ?? Date.now() % 1_000_000)
+  let state = seed
+  const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648)
+  t.diagnostic(`seed ${seed} (KEEL_CHAOS_SEED=${seed} repeats the kill moments)`)
+
   let node = await start({ blockTime: 1 })
-  const url = node.url
-  const senders = DEV_KEYS.slice(4, 8).map((key) => new Wallet(key))
+  // 24 fresh senders, funded from the dev accounts; each sends 1 wei per transfer to its own recipient
+  const senders = Array.from({ length: CHAOS_SENDERS }, () => Wallet.createRandom())
   const recipients = senders.map(() => Wallet.createRandom().address)
-  const fees = await feesOf(url)
-  const sent = []
-  const seenReceipts = new Map()
-  let killed = false
+  const funders = DEV_KEYS.slice(0, 4).map((key) => new Wallet(key))
+  const funding = await Promise.all(
+    senders.map(async (sender, i) => {
+      const funder = funders[i % funders.length]
+      const nonce = Number(BigInt(await rpcResult(node.url, 'eth_getTransactionCount', [funder.address, 'pending'])) + BigInt(Math.floor(i / funders.length)))
+      return signTransfer(funder, nonce, sender.address, 10n ** 18n, { maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: GWEI })
+    }),
+  )
+  for (const raw of funding) await rpcResult(node.url, 'eth_sendRawTransaction', [raw])
+  for (const raw of funding) await waitForReceipt(node.url, Transaction.from(raw).hash, 30_000)
 
-  const streams = senders.map(async (sender, s) => {
-    for (let nonce = 0; !killed && nonce < 2000; nonce++) {
-      const raw = await signTransfer(sender, nonce, recipients[s], 1n, fees)
-      try {
-        sent.push(await rpcResult(url, 'eth_sendRawTransaction', [raw]))
-      } catch {
-        return // the node is gone
-      }
-      await sleep(10)
-    }
-  })
-  const watcher = (async () => {
-    let next = 1n
-    while (!killed) {
-      try {
-        const head = BigInt(await rpcResult(url, 'eth_blockNumber'))
-        for (; next <= head; next++) {
-          for (const receipt of await rpcResult(url, 'eth_getBlockReceipts', [hex(next)])) {
-            seenReceipts.set(receipt.transactionHash, receipt)
-          }
+  const fees = { maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: GWEI }
+  const acknowledged = new Map() // hash -> { sender, nonce }
+  const nextNonce = senders.map(() => 0)
+  const seenBlocks = new Map() // number -> hash
+  const seenReceipts = new Map() // tx hash -> receipt
+  let kills = 0
+
+  for (let round = 0; round < CHAOS_ROUNDS; round++) {
+    const url = node.url
+    let stopped = false
+    const inFlight = senders.map(() => undefined)
+    const streams = senders.map(async (sender, s) => {
+      for (let i = 0; !stopped && i < 5_000; i++) {
+        const raw = await signTransfer(sender, nextNonce[s], recipients[s], 1n, fees)
+        inFlight[s] = Transaction.from(raw).hash
+        let answer
+        try {
+          answer = await rpc(url, 'eth_sendRawTransaction', [raw])
+        } catch {
+          return // the node is gone: this one may or may not have been journalled
         }
-      } catch {
-        return
+        assert.equal(answer.error, undefined, `sender ${s} nonce ${nextNonce[s]} refused: ${JSON.stringify(answer.error)}`)
+        acknowledged.set(answer.result, { s, nonce: nextNonce[s] })
+        inFlight[s] = undefined
+        nextNonce[s]++
+        await sleep(10)
       }
-      await sleep(100)
+    })
+    const watcher = (async () => {
+      let next = BigInt(seenBlocks.size)
+      while (!stopped) {
+        try {
+          const head = BigInt(await rpcResult(url, 'eth_blockNumber'))
+          for (; next <= head; next++) {
+            const [block, receipts] = await rpcBatch(url, [['eth_getBlockByNumber', [hex(next), false]], ['eth_getBlockReceipts', [hex(next)]]])
+            seenBlocks.set(Number(next), block.hash)
+            for (const receipt of receipts) seenReceipts.set(receipt.transactionHash, receipt)
+          }
+        } catch {
+          return
+        }
+        await sleep(100)
+      }
+    })()
+
+    await sleep(1_000 + Math.floor(random() * 2_500))
+    await node.kill9()
+    kills++
+    stopped = true
+    await Promise.all([...streams, watcher])
+
+    node = await restart(node)
+    assert.equal(node.previousExit.signal, 'SIGKILL')
+    // every block a client saw is there, unchanged
+    const numbers = [...seenBlocks.keys()]
+    for (let i = 0; i < numbers.length; i += 200) {
+      const blocks = await rpcBatch(node.url, numbers.slice(i, i + 200).map((n) => ['eth_getBlockByNumber', [hex(n), false]]))
+      blocks.forEach((b, j) => assert.equal(b?.hash, seenBlocks.get(numbers[i + j]), `round ${round}: block ${numbers[i + j]} changed or vanished`))
     }
-  })()
-
-  await sleep(3000)
-  killed = true
-  await node.kill9()
-  await Promise.all([...streams, watcher])
-  assert.ok(sent.length > 20, `only ${sent.length} transactions were accepted before the kill`)
-  assert.ok(seenReceipts.size > 0, 'no receipt was seen before the kill')
-
-  node = await restart(node)
-  assert.equal(node.previousExit.signal, 'SIGKILL')
-
-  const latest = await rpcResult(node.url, 'eth_getBlockByNumber', ['latest', false])
-  const head = BigInt(latest.number)
-  for (const receipt of await receiptsOf(node.url, latest.transactions)) {
-    assert.ok(receipt, 'the head block holds a transaction without a receipt')
-    assert.equal(receipt.blockHash, latest.hash)
+    // every receipt a client saw is there, in the same block
+    const seen = [...seenReceipts.values()]
+    const again = await receiptsOf(node.url, seen.map((r) => r.transactionHash))
+    again.forEach((r, i) => {
+      assert.ok(r, `round ${round}: the receipt of ${seen[i].transactionHash} (block ${BigInt(seen[i].blockNumber)}) was lost`)
+      assert.equal(r.blockHash, seen[i].blockHash)
+    })
+    // every acknowledged transaction is mined or pooled
+    const hashes = [...acknowledged.keys()]
+    for (let i = 0; i < hashes.length; i += 200) {
+      const txs = await rpcBatch(node.url, hashes.slice(i, i + 200).map((h) => ['eth_getTransactionByHash', [h]]))
+      txs.forEach((tx, j) => assert.equal(tx?.hash, hashes[i + j], `round ${round}: acknowledged ${hashes[i + j]} was lost`))
+    }
+    // each sender goes on from its pending nonce: what it had acknowledged, plus the one in flight if it was journalled
+    const pending = await rpcBatch(node.url, senders.map((sender) => ['eth_getTransactionCount', [sender.address, 'pending']]))
+    pending.forEach((p, s) => {
+      const n = Number(BigInt(p))
+      assert.ok(n === nextNonce[s] || (n === nextNonce[s] + 1 && inFlight[s] !== undefined), `round ${round}: sender ${s} pending nonce ${n}, acknowledged up to ${nextNonce[s] - 1}`)
+      nextNonce[s] = n
+    })
   }
 
-  // The chain links up, and the state at the head is exactly what its blocks did.
+  // Everything acknowledged gets mined; then the state is exactly the mined transfers.
+  const minedBy = Date.now() + 40_000
+  for (;;) {
+    const status = await rpcResult(node.url, 'txpool_status')
+    if (BigInt(status.pending) === 0n && BigInt(status.queued) === 0n) break
+    assert.ok(Date.now() < minedBy, `the pool still holds ${JSON.stringify(status)}`)
+    await sleep(500)
+  }
+  const head = BigInt(await rpcResult(node.url, 'eth_blockNumber'))
   const blocks = await blocksUpTo(node.url, head, true)
-  t.diagnostic(`${sent.length} txs accepted and ${seenReceipts.size} receipts seen before the kill; head ${head} after restart`)
-  const included = new Map(senders.map((sender) => [sender.address.toLowerCase(), 0n]))
+  const mined = senders.map(() => 0n)
+  const minedHashes = new Set()
+  const index = new Map(senders.map((sender, s) => [sender.address.toLowerCase(), s]))
   for (let n = 1; n < blocks.length; n++) {
     assert.equal(blocks[n].parentHash, blocks[n - 1].hash, `block ${n} does not link to block ${n - 1}`)
     for (const tx of blocks[n].transactions) {
-      if (included.has(tx.from.toLowerCase())) included.set(tx.from.toLowerCase(), included.get(tx.from.toLowerCase()) + 1n)
+      const s = index.get(tx.from.toLowerCase())
+      if (s === undefined) continue
+      assert.equal(BigInt(tx.nonce), mined[s], `sender ${s}: nonce ${BigInt(tx.nonce)} mined out of order`)
+      assert.ok(!minedHashes.has(tx.hash), `${tx.hash} mined twice`)
+      minedHashes.add(tx.hash)
+      mined[s]++
     }
   }
+  for (const hash of acknowledged.keys()) assert.ok(minedHashes.has(hash), `acknowledged ${hash} was never mined`)
   const nonces = await rpcBatch(node.url, senders.map((sender) => ['eth_getTransactionCount', [sender.address, hex(head)]]))
   const balances = await rpcBatch(node.url, recipients.map((address) => ['eth_getBalance', [address, hex(head)]]))
-  senders.forEach((sender, s) => {
-    const count = included.get(sender.address.toLowerCase())
-    assert.equal(BigInt(nonces[s]), count, `nonce of ${sender.address} at the head vs its included txs`)
-    assert.equal(BigInt(balances[s]), count, `balance of recipient ${s} at the head vs the transfers included`)
+  senders.forEach((_, s) => {
+    assert.equal(BigInt(nonces[s]), mined[s], `nonce of sender ${s} vs its mined transfers`)
+    assert.equal(BigInt(balances[s]), mined[s], `balance of recipient ${s} vs the transfers mined to it`)
   })
-
-  // Nothing whose receipt was served before the crash is gone or moved.
-  const seen = [...seenReceipts.values()]
-  const again = await receiptsOf(node.url, seen.map((receipt) => receipt.transactionHash))
-  again.forEach((receipt, i) => {
-    assert.ok(receipt, `receipt of ${seen[i].transactionHash} (block ${BigInt(seen[i].blockNumber)}) lost in the crash`)
-    assert.equal(receipt.blockHash, seen[i].blockHash)
-    assert.equal(receipt.blockNumber, seen[i].blockNumber)
-  })
-
-  // And the node still takes and mines transactions.
-  const after = await Promise.all(
-    senders.map(async (sender) => {
-      const nonce = Number(BigInt(await rpcResult(node.url, 'eth_getTransactionCount', [sender.address, 'pending'])))
-      const raw = await signTransfer(sender, nonce, DEV_ADDRESSES[9], 7n, await feesOf(node.url))
-      return rpcResult(node.url, 'eth_sendRawTransaction', [raw])
-    }),
-  )
-  for (const hash of after) assert.equal((await waitForReceipt(node.url, hash, 30_000)).status, '0x1')
+  t.diagnostic(`${kills} kills; ${acknowledged.size} transfers acknowledged, ${minedHashes.size} mined (the rest of the mined ones were in flight at a kill and journalled); ${seenReceipts.size} receipts and ${seenBlocks.size} blocks seen by the watcher; head ${head}`)
 })
 
 test('a transaction still in the pool survives a graceful restart and is mined afterwards', async () => {

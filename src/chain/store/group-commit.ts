@@ -15,7 +15,11 @@ export class GroupCommit {
   private scheduled = false
   private inFlight: Promise<void> = Promise.resolve()
 
-  constructor(private readonly level: ChainLevel) {}
+  /** `onError`: told of a failed batch before any waiter resumes (the producer stops writing at once). */
+  constructor(
+    private readonly level: ChainLevel,
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {}
 
   write(ops: LevelOp[]): Promise<void> {
     for (const op of ops) this.ops.push(op)
@@ -42,6 +46,7 @@ export class GroupCommit {
           for (const w of waiters) w.resolve()
         },
         (err: unknown) => {
+          this.onError(err)
           for (const w of waiters) w.reject(err)
         },
       )

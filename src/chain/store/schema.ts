@@ -87,7 +87,8 @@ export const Keys = {
   outbox: (num: bigint) => withNumber(Prefix.outbox, num),
   outboxRange: { gte: Uint8Array.of(Prefix.outbox), lt: Uint8Array.of(Prefix.outbox + 1) },
   pooledTxRange: { gte: Uint8Array.of(Prefix.pooledTx), lt: Uint8Array.of(Prefix.pooledTx + 1) },
-  meta: (name: 'head' | 'genesis' | 'schema' | 'config' | 'indexes') => withBytes(Prefix.meta, enc.encode(name)),
+  /** 'write-probe' is only ever deleted (never stored): the write guard's probe of LevelDB's write path */
+  meta: (name: 'head' | 'genesis' | 'schema' | 'config' | 'indexes' | 'write-probe') => withBytes(Prefix.meta, enc.encode(name)),
   appearance: (address: Uint8Array, num: bigint, index: number) => {
     const key = new Uint8Array(33)
     key[0] = Prefix.appearance

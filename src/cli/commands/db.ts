@@ -1,5 +1,7 @@
 // keel db stats [--data-dir DIR] [--json]: sizes, head and counts of a data folder's chain, asked of the
 // running node through its admin socket, or read from the database directly when no node runs.
+// keel db check: walks the stopped node's chain (admin/db-check.ts) and reports the first problem.
+// keel db repair: LevelDB's repair on the stopped node's chain, after copying the folder aside.
 
 import { callAdmin } from '../../admin/admin-client.js'
 import { adminSocketPath } from '../../admin/admin-socket.js'
@@ -53,10 +55,12 @@ export const dbCommand: CliCommand = {
     const args = commandArgs(dbCommand, argv, io, FLAGS, { booleanFlags: ['json'] })
     if (args === undefined) return 0
     const { flags, positionals } = args
-    if (positionals[0] !== 'stats' || positionals.length > 1) {
-      throw new UsageError(positionals.length === 0 ? 'missing subcommand: keel db stats' : `unknown subcommand "${positionals.join(' ')}" for keel db; expected stats`)
+    if (!['stats', 'check', 'repair'].includes(positionals[0] ?? '') || positionals.length > 1) {
+      throw new UsageError(positionals.length === 0 ? 'missing subcommand: keel db stats|check|repair' : `unknown subcommand "${positionals.join(' ')}" for keel db; expected stats, check or repair`)
     }
     const { dataDir } = nodeConfig(flags, ['data-dir'], io)
+    if (positionals[0] === 'check') return refusalsExit2(io, async () => (await import('./db-check.js')).dbCheck(dataDir, flags.json === true, io))
+    if (positionals[0] === 'repair') return refusalsExit2(io, async () => (await import('./db-check.js')).dbRepair(dataDir, io))
     return refusalsExit2(io, async () => {
       let stats: DbStats
       let source: string

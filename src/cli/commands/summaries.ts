@@ -36,8 +36,8 @@ export const ACCOUNT_COMMAND = command(
 )
 export const DB_COMMAND = command(
   'db',
-  'db stats [--data-dir DIR] [--json]',
-  'chain database statistics: size on disk, head, blocks and transactions (works while the node runs)',
+  'db stats|check|repair [--data-dir DIR] [--json]',
+  'chain database: statistics (also while the node runs); check walks every block and the head state; repair runs LevelDB\'s repair on a copy-kept folder',
 )
 export const BACKUP_COMMAND = command(
   'backup',

@@ -1,0 +1,60 @@
+// The V8 heap of each thread of the process (main, producer, call workers), for the metrics: a thread's
+// heap can only be read from inside it, so every worker posts its own figures on a broadcast channel
+// every few seconds and the main thread keeps the latest of each. A thread that ended (a burst worker)
+// drops out once its figures are stale.
+
+import { getHeapStatistics } from 'node:v8'
+import { BroadcastChannel, isMainThread, threadId } from 'node:worker_threads'
+
+export interface ThreadHeap {
+  /** main, producer, call-<threadId> */
+  thread: string
+  usedBytes: number
+  totalBytes: number
+  at: number
+}
+
+const CHANNEL = 'keel-thread-heap'
+const REPORT_MS = 5_000
+const STALE_MS = 3 * REPORT_MS
+
+function own(thread: string): ThreadHeap {
+  const stats = getHeapStatistics()
+  return { thread, usedBytes: stats.used_heap_size, totalBytes: stats.total_heap_size, at: Date.now() }
+}
+
+/** In a worker thread: posts this thread's heap every REPORT_MS, without keeping the thread alive. */
+export function reportThreadHeap(thread: string): void {
+  const channel = new BroadcastChannel(CHANNEL)
+  channel.unref()
+  const timer = setInterval(() => channel.postMessage(own(thread)), REPORT_MS)
+  timer.unref()
+}
+
+/** On the main thread: the latest heap figures of every thread, its own read at once. */
+export class ThreadHeaps {
+  private readonly latest = new Map<string, ThreadHeap>()
+  private readonly channel = new BroadcastChannel(CHANNEL)
+
+  constructor() {
+    this.channel.unref()
+    this.channel.onmessage = (event) => {
+      const heap = (event as { data: ThreadHeap }).data
+      this.latest.set(heap.thread, heap)
+    }
+  }
+
+  current(): ThreadHeap[] {
+    const now = Date.now()
+    const out = [own(isMainThread ? 'main' : `thread-${threadId}`)]
+    for (const [thread, heap] of this.latest) {
+      if (now - heap.at > STALE_MS) this.latest.delete(thread)
+      else out.push(heap)
+    }
+    return out
+  }
+
+  close(): void {
+    this.channel.close()
+  }
+}
