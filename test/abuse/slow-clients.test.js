@@ -93,18 +93,27 @@ describe('slow and oversized HTTP requests', () => {
     t.diagnostic(`cut after ${cut.map((c) => c.closedAfterMs).join(', ')} ms; ${served.length} calls served meanwhile`)
   })
 
-  test('oversized headers: up to 64 KiB served, 256 KiB cut at once; more than 50 headers go unanswered until the timeout', { timeout: 60_000 }, async () => {
+  test('oversized headers: 3 KiB served even in pieces, over 4 KiB in pieces or 256 KiB cut at once; more than 50 headers go unanswered until the timeout', { timeout: 60_000 }, async () => {
     const req = (headers) => `POST / HTTP/1.1\r\nHost: keel\r\nContent-Type: application/json\r\n${headers}Content-Length: ${CALL.length}\r\n\r\n${CALL}`
     let many = ''
     for (let i = 0; i < 60; i++) many += `X-H${i}: v\r\n`
-    const [fits, tooBig, tooMany] = await Promise.all([
-      rawClient(node.port, (s) => s.write(req(`X-Big: ${'a'.repeat(64 * 1024)}\r\n`))),
+    // a request whose headers reach the server in two reads, as a slow network delivers them: uWS parses
+    // headers split across reads in a 4 KiB buffer (larger ones are served only when they come in one read)
+    const inTwo = (text) => (s) => {
+      s.write(text.slice(0, 64))
+      return setTimeout(() => s.write(text.slice(64)), 50)
+    }
+    const [fits, overInPieces, tooBig, tooMany] = await Promise.all([
+      rawClient(node.port, inTwo(req(`X-Big: ${'a'.repeat(3 * 1024)}\r\n`))),
+      rawClient(node.port, inTwo(req(`X-Big: ${'a'.repeat(5 * 1024)}\r\n`))),
       rawClient(node.port, (s) => s.write(req(`X-Big: ${'a'.repeat(256 * 1024)}\r\n`))),
       rawClient(node.port, (s) => s.write(req(many))),
     ])
     assert.match(fits.answer, /^HTTP\/1\.1 200 OK/)
-    assert.equal(tooBig.answer, '')
-    assert.ok(tooBig.closedAfterMs < 2_000, `a 256 KiB header was held ${tooBig.closedAfterMs} ms`)
+    for (const [what, cut] of [['5 KiB of headers in two reads', overInPieces], ['256 KiB of headers', tooBig]]) {
+      assert.equal(cut.answer, '', `${what} were answered`)
+      assert.ok(cut.closedAfterMs < 2_000, `${what} were held ${cut.closedAfterMs} ms`)
+    }
     assert.equal(tooMany.answer, '')
     assert.ok(tooMany.closedAfterMs >= UWS_TIMEOUT_MS - 1_000 && tooMany.closedAfterMs < CUT_BY_MS)
     assert.equal((await rpc(node.url, 'eth_chainId')).result, '0x600d')
