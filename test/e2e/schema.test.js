@@ -66,8 +66,9 @@ test('web3_clientVersion, net_version, net_listening, eth_chainId, eth_syncing, 
 })
 
 test("rpc_modules: the namespaces served, each at \"1.0\", with rpc itself (geth's answer)", async () => {
-  // hardhat: hardhat_getAutomine, which deployment tools ask to learn whether blocks are mined per transaction
-  assert.deepEqual(await call('rpc_modules'), { debug: '1.0', eth: '1.0', hardhat: '1.0', net: '1.0', rpc: '1.0', txpool: '1.0', web3: '1.0' })
+  // hardhat: hardhat_getAutomine, which deployment tools ask to learn whether blocks are mined per transaction;
+  // erigon, ots and trace: the calls of the Otterscan explorer (erigon_getHeaderByNumber, ots_*, trace_replayTransaction)
+  assert.deepEqual(await call('rpc_modules'), { debug: '1.0', erigon: '1.0', eth: '1.0', hardhat: '1.0', net: '1.0', ots: '1.0', rpc: '1.0', trace: '1.0', txpool: '1.0', web3: '1.0' })
   const extra = await rpc(node.url, 'rpc_modules', [1])
   assert.equal(extra.error?.code, -32602)
 })
