@@ -6,8 +6,9 @@
 //     roots, the gas used matches the receipts, each transaction's lookup entry names this block and index;
 //  3. the head's state trie: every node reachable from the header's state root (accounts, each contract's
 //     storage trie, its code) is present and stored under the keccak of its value;
-//  4. the index tables (number by hash, transaction lookups, log address / topic index, blooms) name no
-//     block past the head.
+//  4. the index tables (number by hash, transaction lookups, log address / topic index, blooms, the
+//     explorer's address appearances) name no block past the head; the explorer's (sender, nonce) and
+//     creator entries name transactions that a block holds.
 // Read-only, from one LevelDB snapshot.
 
 import { RLP } from '@ethereumjs/rlp'
@@ -246,27 +247,55 @@ function visit(node: RawNode[], parent: Pending, path: number[] | undefined, que
   }
 }
 
-/** The index tables name no block past the head (their entries for blocks up to it were checked above). */
+interface IndexTable {
+  name: string
+  prefix: number
+  /** the block an entry names */
+  numberOf?: (key: Uint8Array, value: Uint8Array) => bigint
+  /** the transaction an entry names (its block comes from the transaction's lookup entry) */
+  txOf?: (value: Uint8Array) => Uint8Array
+}
+
+const INDEX_TABLES: IndexTable[] = [
+  { name: 'number by hash (n)', prefix: Prefix.blockNumber, numberOf: (_k, v) => decodeNumber(v) },
+  { name: 'transaction lookup (t)', prefix: Prefix.txLookup, numberOf: (_k, v) => decodeTxLookup(v).number },
+  { name: 'log address index (A)', prefix: Prefix.logAddress, numberOf: (k) => decodeNumber(k, k.length - 8) },
+  { name: 'log topic index (T)', prefix: Prefix.logTopic, numberOf: (k) => decodeNumber(k, k.length - 8) },
+  { name: 'blooms (B)', prefix: Prefix.bloom, numberOf: (k) => decodeNumber(k, 1) },
+  // the explorer's indexes (src/indexes/): I + address(20) + number(8) + index(4); N and C hold a tx hash
+  { name: 'address appearances (I)', prefix: Prefix.appearance, numberOf: (k) => decodeNumber(k, 21) },
+  { name: 'transaction by sender and nonce (N)', prefix: Prefix.senderNonce, txOf: (v) => v.subarray(0, HASH) },
+  { name: 'contract creators (C)', prefix: Prefix.creator, txOf: (v) => v.subarray(0, HASH) },
+]
+
+/**
+ * The index tables name no block past the head (their entries for blocks up to it were checked above), and
+ * the explorer's entries that name a transaction name one some block holds.
+ */
 async function walkIndexes(level: ChainLevel, snapshot: Snapshot, head: bigint, ctx: DbCheckContext, report: DbCheckReport): Promise<void> {
-  const tables: Array<[string, number, (key: Uint8Array, value: Uint8Array) => bigint]> = [
-    ['number by hash (n)', Prefix.blockNumber, (_k, v) => decodeNumber(v)],
-    ['transaction lookup (t)', Prefix.txLookup, (_k, v) => decodeTxLookup(v).number],
-    ['log address index (A)', Prefix.logAddress, (k) => decodeNumber(k, k.length - 8)],
-    ['log topic index (T)', Prefix.logTopic, (k) => decodeNumber(k, k.length - 8)],
-    ['blooms (B)', Prefix.bloom, (k) => decodeNumber(k, 1)],
-  ]
   let txLookups = 0
-  for (const [name, prefix, numberOf] of tables) {
+  for (const { name, prefix, numberOf, txOf } of INDEX_TABLES) {
     const it = level.iterator({ gte: Uint8Array.of(prefix), lt: Uint8Array.of(prefix + 1), snapshot })
     try {
       for (;;) {
         const entries = await it.nextv(10_000)
         if (entries.length === 0) break
-        for (const [key, value] of entries) {
-          const n = numberOf(key, value)
-          if (n > head) throw new Problem(`${name}: entry ${bytesToHex(key)} names block ${n}, past the head ${head}`)
-          if (prefix === Prefix.txLookup) txLookups++
+        if (numberOf !== undefined) {
+          for (const [key, value] of entries) {
+            const n = numberOf(key, value)
+            if (n > head) throw new Problem(`${name}: entry ${bytesToHex(key)} names block ${n}, past the head ${head}`)
+          }
         }
+        if (txOf !== undefined) {
+          const lookups = await level.getMany(entries.map(([, value]) => Keys.txLookup(txOf(value))), { snapshot })
+          lookups.forEach((lookup, i) => {
+            const [key, value] = entries[i]
+            if (lookup === undefined) throw new Problem(`${name}: entry ${bytesToHex(key)} names transaction ${bytesToHex(txOf(value))}, which no block holds`)
+            const n = decodeTxLookup(lookup).number
+            if (n > head) throw new Problem(`${name}: entry ${bytesToHex(key)} names a transaction of block ${n}, past the head ${head}`)
+          })
+        }
+        if (prefix === Prefix.txLookup) txLookups += entries.length
         report.indexEntries += entries.length
         ctx.onProgress?.('indexes', report.indexEntries)
       }

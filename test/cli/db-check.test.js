@@ -206,6 +206,35 @@ test('db check reports the first problem: a missing header, a body that does not
   await n.stop()
 })
 
+test("db check: an explorer entry naming a transaction no block holds, and an appearance past the head", async () => {
+  const sender = getBytes(Wallet.createRandom().address)
+  const ghost = getBytes(keccak256('0x01'))
+  const orphan = copy()
+  await editKey(orphan, async (db) => {
+    // N + sender(20) + nonce(8) -> a transaction hash that no block holds
+    const k = new Uint8Array(29)
+    k[0] = 'N'.charCodeAt(0)
+    k.set(sender, 1)
+    await db.put(k, ghost)
+  })
+  let r = await check(orphan)
+  assert.equal(r.code, 1)
+  assert.match(r.report.problem, new RegExp(`^transaction by sender and nonce \\(N\\): entry 0x4e[0-9a-f]{56} names transaction ${keccak256('0x01')}, which no block holds$`))
+
+  const ahead = copy()
+  await editKey(ahead, async (db) => {
+    // I + address(20) + number(8) + index(4), a block past the head
+    const k = new Uint8Array(33)
+    k[0] = 'I'.charCodeAt(0)
+    k.set(sender, 1)
+    new DataView(k.buffer).setBigUint64(21, BigInt(head.number) + 5n)
+    await db.put(k, new Uint8Array(0))
+  })
+  r = await check(ahead)
+  assert.equal(r.report.problem.startsWith('address appearances (I): entry 0x49'), true, r.report.problem)
+  assert.match(r.report.problem, new RegExp(`names block ${BigInt(head.number) + 5n}, past the head ${BigInt(head.number)}$`))
+})
+
 test('db check and db repair refuse while a node runs on the folder', async () => {
   const dir = copy()
   const node = await startNode({ dataDir: dir, blockTime: 1 })
