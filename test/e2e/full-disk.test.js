@@ -90,6 +90,16 @@ function senderOf(key, chainNonce) {
   }
 }
 
+/** The receipts of `hashes`, polled until every one is mined or `ms` have passed (then with nulls left). */
+async function receiptsWithin(url, hashes, ms) {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const receipts = await rpcBatch(url, hashes.map((h) => ['eth_getTransactionReceipt', [h]]))
+    if (receipts.every((r) => r !== null) || Date.now() > deadline) return receipts
+    await sleep(500)
+  }
+}
+
 test('a full disk stops sealing and submissions, keeps reads, and resumes when space returns', { timeout: 240_000 }, async (t) => {
   const fs = mountTmpfs(160)
   if (fs.skip !== undefined) return t.skip(fs.skip)
@@ -181,13 +191,7 @@ test('a full disk stops sealing and submissions, keeps reads, and resumes when s
   }
 
   // Every acknowledged transaction is mined (bounded wait), each sender's nonce is what it sent.
-  const minedBy = Date.now() + 60_000
-  let receipts
-  for (;;) {
-    receipts = await rpcBatch(node.url, acknowledged.map((h) => ['eth_getTransactionReceipt', [h]]))
-    if (receipts.every((r) => r !== null) || Date.now() > minedBy) break
-    await sleep(500)
-  }
+  const receipts = await receiptsWithin(node.url, acknowledged, 60_000)
   const missing = acknowledged.filter((_, i) => receipts[i] === null)
   assert.deepEqual(missing, [], `${missing.length} acknowledged transactions were never mined`)
   for (const r of receipts) assert.equal(r.status, '0x1')
@@ -279,13 +283,7 @@ test('a write LevelDB itself fails (no free-space margin) degrades the node; a r
   node = await node.restart()
   const later = await chainAsTold(node.url, senders, told.head)
   assert.deepEqual(later.hashes, told.hashes, 'a block the clients saw differs after the restart')
-  const minedBy = Date.now() + 60_000
-  let receipts
-  for (;;) {
-    receipts = await rpcBatch(node.url, acknowledged.map((h) => ['eth_getTransactionReceipt', [h]]))
-    if (receipts.every((r) => r !== null) || Date.now() > minedBy) break
-    await sleep(500)
-  }
+  const receipts = await receiptsWithin(node.url, acknowledged, 60_000)
   const missing = acknowledged.filter((_, i) => receipts[i] === null)
   assert.deepEqual(missing, [], `${missing.length} acknowledged transactions were lost`)
   seen.forEach((r, i) => {
