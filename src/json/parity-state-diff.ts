@@ -36,22 +36,12 @@ export function parityStateDiff(diff: PrestateDiff): Record<string, AccountDiff>
     const post = diff.post[address]
     if (pre === undefined) {
       // created by the transaction
-      out[address] = {
-        balance: { '+': post.balance ?? '0x0' },
-        nonce: { '+': hexNonce(post.nonce) },
-        code: { '+': post.code ?? '0x' },
-        storage: Object.fromEntries(Object.entries(post.storage ?? {}).map(([slot, value]) => [slot, { '+': value }])),
-      }
+      out[address] = wholeAccount(post, '+')
       continue
     }
     if (post === undefined) {
       // destroyed by the transaction
-      out[address] = {
-        balance: { '-': pre.balance ?? '0x0' },
-        nonce: { '-': hexNonce(pre.nonce) },
-        code: { '-': pre.code ?? '0x' },
-        storage: Object.fromEntries(Object.entries(pre.storage ?? {}).map(([slot, value]) => [slot, { '-': value }])),
-      }
+      out[address] = wholeAccount(pre, '-')
       continue
     }
     const storage: Record<string, FieldDiff> = {}
@@ -66,4 +56,15 @@ export function parityStateDiff(diff: PrestateDiff): Record<string, AccountDiff>
     }
   }
   return out
+}
+
+/** An account the transaction created ('+', every field born) or destroyed ('-', every field gone). */
+function wholeAccount(account: PrestateAccount, sign: '+' | '-'): AccountDiff {
+  const field = (value: string): FieldDiff => (sign === '+' ? { '+': value } : { '-': value })
+  return {
+    balance: field(account.balance ?? '0x0'),
+    nonce: field(hexNonce(account.nonce)),
+    code: field(account.code ?? '0x'),
+    storage: Object.fromEntries(Object.entries(account.storage ?? {}).map(([slot, value]) => [slot, field(value)])),
+  }
 }
