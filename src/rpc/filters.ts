@@ -56,10 +56,7 @@ export class LocalFilters implements FilterStore {
     this.sweeper.unref()
   }
 
-  get size(): number {
-    return this.filters.size
-  }
-
+  /** Filters held in this node's memory (all of them, for this store). */
   get localCount(): number {
     return this.filters.size
   }

@@ -60,7 +60,7 @@ export class SharedFilters implements FilterStore {
 
   /** Filters held in this node's memory (made while Redis was unavailable). */
   get localCount(): number {
-    return this.local.size
+    return this.local.localCount
   }
 
   async install(spec: FilterSpec, head: bigint): Promise<string> {
