@@ -1,6 +1,7 @@
 // A long run against one node: a mixed load for --minutes N (default 30) while every 10 s the node's RSS,
-// each thread's V8 heap (keel_thread_heap_used_bytes), the event loop's delay and the answers' latency
-// are sampled. Fails (exit 1) if any answer errs or if memory keeps growing after the warm-up (a slope
+// each thread's V8 heap (keel_thread_heap_used_bytes), the bytes its objects hold outside the heap
+// (keel_thread_external_bytes, summed over threads), the event loop's delay and the answers' latency are
+// sampled. Fails (exit 1) if any answer errs or if memory keeps growing after the warm-up (a slope
 // test over the samples after --warmup-minutes, default 5). Writes the samples as CSV and the memory
 // curves as a PNG (bench/lib/png-plot.js, no plotting dependency) into --out (default a temp folder).
 //
@@ -174,6 +175,7 @@ async function main() {
       const families = parsePrometheusText(await (await fetch(node.metricsUrl)).text())
       const rss = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${node.proc.pid}/status`, 'utf8'))[1]) * 1024
       const heaps = Object.fromEntries(promSamples(families, 'keel_thread_heap_used_bytes').map((s) => [s.labels.thread, s.value]))
+      const external = promSamples(families, 'keel_thread_external_bytes').reduce((a, s) => a + s.value, 0)
       const lag = promSamples(families, 'keel_nodejs_eventloop_lag_p99_seconds')[0]?.value ?? NaN
       const sorted = taken.latencies.sort((a, b) => a - b)
       const row = {
@@ -182,6 +184,7 @@ async function main() {
         heapMainMiB: (heaps.main ?? NaN) / MiB,
         heapProducerMiB: (heaps.producer ?? NaN) / MiB,
         heapCallsMiB: Object.entries(heaps).filter(([t]) => t.startsWith('call-')).reduce((a, [, v]) => a + v, 0) / MiB,
+        externalMiB: external / MiB,
         loopLagP99Ms: lag * 1000,
         calls: taken.calls,
         p50Ms: pct(sorted, 0.5),
@@ -190,7 +193,7 @@ async function main() {
         wsOpen: promSamples(families, 'keel_ws_connections')[0]?.value ?? NaN,
       }
       rows.push(row)
-      console.log(`${row.minute.toFixed(1)} min  RSS ${row.rssMiB.toFixed(0)} MiB  heaps main ${row.heapMainMiB.toFixed(0)} producer ${row.heapProducerMiB.toFixed(0)} calls ${row.heapCallsMiB.toFixed(0)} MiB  loop p99 ${row.loopLagP99Ms.toFixed(1)} ms  ${row.calls} calls p50 ${row.p50Ms.toFixed(1)} p95 ${row.p95Ms.toFixed(1)} max ${row.maxMs.toFixed(0)} ms  ws ${row.wsOpen}  errors ${errors.length}`)
+      console.log(`${row.minute.toFixed(1)} min  RSS ${row.rssMiB.toFixed(0)} MiB  heaps main ${row.heapMainMiB.toFixed(0)} producer ${row.heapProducerMiB.toFixed(0)} calls ${row.heapCallsMiB.toFixed(0)} MiB  external ${row.externalMiB.toFixed(0)} MiB  loop p99 ${row.loopLagP99Ms.toFixed(1)} ms  ${row.calls} calls p50 ${row.p50Ms.toFixed(1)} p95 ${row.p95Ms.toFixed(1)} max ${row.maxMs.toFixed(0)} ms  ws ${row.wsOpen}  errors ${errors.length}`)
     })
     await Promise.all([...loads, sampler])
 

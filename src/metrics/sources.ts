@@ -57,6 +57,10 @@ export function bindNodeSources(metrics: Metrics, sources: NodeSources): void {
       g.reset()
       for (const h of heaps()) g.set({ thread: h.thread }, h.totalBytes)
     })
+    metrics.threads.external.addCollect((g) => {
+      g.reset()
+      for (const h of heaps()) g.set({ thread: h.thread }, h.externalBytes)
+    })
   }
   metrics.storage.bindDatabaseFolder(sources.databaseFolder)
 }
