@@ -1,7 +1,7 @@
 // eth_getLogs and the polling filters (eth_newFilter, eth_newBlockFilter,
 // eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter).
 
-import { LogMatcher, queryLogs } from '../../chain/logs.js'
+import { LogMatcher, candidateBlocks } from '../../chain/logs.js'
 import type { LogCriteria } from '../../chain/logs.js'
 import type { MethodHandler } from '../context.js'
 import { RawJson } from '../context.js'
@@ -9,7 +9,8 @@ import { invalidParams, serverError } from '../../errors.js'
 import type { FilterChanges } from '../filters.js'
 import { quantity } from '../../util/hex.js'
 import * as p from '../params.js'
-import { appendLogsJson, logsJson } from './chain-json.js'
+import { logTexts, logsJson } from './chain-json.js'
+import { LogTextMatcher } from '../log-text-matcher.js'
 import { LogsAnswerCache } from '../logs-cache.js'
 import type { MethodDeps } from './deps.js'
 
@@ -53,18 +54,25 @@ export function logMethods(deps: MethodDeps): Record<string, MethodHandler> {
     const prefix = answers.prefixOf(stem, to)
     const start = prefix === undefined ? from : prefix.to + 1n
     const before = prefix?.count ?? 0
+    const limit = config.logsMaxResults - before
     const matcher = new LogMatcher(criteria, deps.keccak)
-    const { logs, overflowAt } = await queryLogs(view, matcher, start, to, config.logsMaxResults - before)
-    if (overflowAt !== undefined) {
-      const retryTo = overflowAt > from ? overflowAt - 1n : from
-      throw invalidParams(`query exceeds max results ${config.logsMaxResults}, retry with the range ${from}-${retryTo}`, {
-        fromBlock: quantity(from),
-        toBlock: quantity(retryTo),
-        limit: config.logsMaxResults,
-      })
+    const textMatcher = new LogTextMatcher(criteria)
+    const texts: string[] = []
+    for (const number of await candidateBlocks(view, matcher, start, to)) {
+      const block = view.cachedBlock(number) ?? (await view.blockByNumber(number))
+      if (block === undefined) continue
+      textMatcher.collect(logTexts(block), texts)
+      if (texts.length > limit) {
+        const retryTo = number > from ? number - 1n : from
+        throw invalidParams(`query exceeds max results ${config.logsMaxResults}, retry with the range ${from}-${retryTo}`, {
+          fromBlock: quantity(from),
+          toBlock: quantity(retryTo),
+          limit: config.logsMaxResults,
+        })
+      }
     }
-    const answer = prefix === undefined ? logsJson(logs) : logs.length === 0 ? prefix.answer : appendLogsJson(prefix.answer, logs)
-    answers.set(stem, { answer, count: before + logs.length, to }, prefix)
+    const answer = logsJson(texts, prefix?.answer)
+    answers.set(stem, { answer, count: before + texts.length, to }, prefix)
     return answer
   }
 
