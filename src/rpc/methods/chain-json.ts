@@ -9,7 +9,8 @@ import type { ReceiptRecord } from '../../chain/receipts.js'
 import type { BlockRecord } from '../../chain/view.js'
 import { RawJson } from '../context.js'
 import { formatBlock } from '../../json/block.js'
-import { blockLogTexts, formatLog } from '../../json/log.js'
+import { encodeBlockLogs, formatLog } from '../../json/log.js'
+import type { EncodedLogs } from '../../json/log.js'
 import { formatReceipt } from '../../json/receipt.js'
 import type { ReceiptTx } from '../../json/receipt.js'
 import { formatTransaction } from '../../json/transaction.js'
@@ -179,12 +180,12 @@ export function blockReceiptsJson(record: BlockRecord): RawJson {
 }
 
 /**
- * Every log of the block as JSON text, in log order, encoded in one pass the first time a query reads the
- * block (a sealed block's logs never change): later queries match and splice these texts.
+ * Every log of the block as JSON, encoded in one pass the first time a query reads the block (a sealed
+ * block's logs never change): later queries match and copy these bytes.
  */
-export function logTexts(record: BlockRecord): string[] {
-  return blockMemo(record, 'logs:texts', () =>
-    blockLogTexts(record.receipts().map((r) => r.logs), record.txHashes, {
+export function encodedLogs(record: BlockRecord): EncodedLogs {
+  return blockMemo(record, 'logs:encoded', () =>
+    encodeBlockLogs(record.receipts().map((r) => r.logs), record.txHashes, {
       blockHash: record.hash,
       blockNumber: record.number,
       blockTimestamp: record.header.timestamp,
@@ -193,21 +194,14 @@ export function logTexts(record: BlockRecord): string[] {
 }
 
 /**
- * A matched log as JSON text (a subscription's notification): the block's text when a query encoded
- * them all, else this log's own, encoded once (a new block's few matches do not encode its thousands).
+ * A matched log as JSON text (a subscription's notification): from the block's encoded logs when a
+ * query encoded them, else this log's own, encoded once (a new block's few matches do not encode its
+ * thousands).
  */
 export function logJsonText(m: MatchedLog): string {
-  const all = m.block.memo.get('logs:texts') as string[] | undefined
-  if (all !== undefined) return all[m.logIndex]!
+  const all = m.block.memo.get('logs:encoded') as EncodedLogs | undefined
+  if (all !== undefined) return all.bytes.toString('latin1', all.starts[m.logIndex], all.ends[m.logIndex])
   return blockMemo(m.block, `log:${m.logIndex}`, () => flat(JSON.stringify(logJson(m))))
-}
-
-/** Log texts as one JSON array; after `answer` (a JSON array of logs) when given. */
-export function logsJson(texts: readonly string[], answer?: RawJson): RawJson {
-  if (answer === undefined) return new RawJson('[' + texts.join(',') + ']')
-  if (texts.length === 0) return answer
-  const json = answer.json
-  return new RawJson((json.length === 2 ? '[' : json.slice(0, -1) + ',') + texts.join(',') + ']')
 }
 
 export function logJson(m: MatchedLog): Record<string, unknown> {

@@ -9,8 +9,9 @@ import { invalidParams, serverError } from '../../errors.js'
 import type { FilterChanges } from '../filters.js'
 import { quantity } from '../../util/hex.js'
 import * as p from '../params.js'
-import { logTexts, logsJson } from './chain-json.js'
+import { encodedLogs } from './chain-json.js'
 import { LogTextMatcher } from '../log-text-matcher.js'
+import { LogsAnswerBuilder } from '../logs-answer.js'
 import { LogsAnswerCache } from '../logs-cache.js'
 import type { MethodDeps } from './deps.js'
 
@@ -57,12 +58,12 @@ export function logMethods(deps: MethodDeps): Record<string, MethodHandler> {
     const limit = config.logsMaxResults - before
     const matcher = new LogMatcher(criteria, deps.keccak)
     const textMatcher = new LogTextMatcher(criteria)
-    const texts: string[] = []
+    const found = new LogsAnswerBuilder()
     for (const number of await candidateBlocks(view, matcher, start, to)) {
       const block = view.cachedBlock(number) ?? (await view.blockByNumber(number))
       if (block === undefined) continue
-      textMatcher.collect(logTexts(block), texts)
-      if (texts.length > limit) {
+      textMatcher.collect(encodedLogs(block), found)
+      if (found.count > limit) {
         const retryTo = number > from ? number - 1n : from
         throw invalidParams(`query exceeds max results ${config.logsMaxResults}, retry with the range ${from}-${retryTo}`, {
           fromBlock: quantity(from),
@@ -71,8 +72,10 @@ export function logMethods(deps: MethodDeps): Record<string, MethodHandler> {
         })
       }
     }
-    const answer = logsJson(texts, prefix?.answer)
-    answers.set(stem, { answer, count: before + texts.length, to }, prefix)
+    const earlier = prefix?.answer
+    // (a stored answer is bytes, as built here)
+    const answer = earlier === undefined ? new RawJson(found.toJson()) : found.count === 0 ? earlier : new RawJson(found.toJson(earlier.jsonBytes ?? Buffer.from(earlier.json, 'latin1')))
+    answers.set(stem, { answer, count: before + found.count, to }, prefix)
     return answer
   }
 
