@@ -50,8 +50,9 @@ export async function prepare(node, quick) {
   }
   const holders = Array.from({ length: 1000 }, (_, i) => `0x${(0xa000 + i).toString(16).padStart(40, '0')}`)
   void quick
-  // mined: what the transfer scenarios mined (every hash whose receipt was checked, and their blocks), for the read scenarios after them
-  return { token, senders, holders, fees, mined: { hashes: [], blocks: new Set() } }
+  // mined: what the transfer scenarios mined (every hash whose receipt was checked, and their blocks), for the read scenarios after them;
+  // tokenLogs: the token's Transfer logs on the chain (the constructor's mint and the 64 fundings so far)
+  return { token, senders, holders, fees, mined: { hashes: [], blocks: new Set() }, tokenLogs: 1 + SENDERS }
 }
 
 /**
@@ -178,6 +179,7 @@ export async function transfers(node, ctx, kind, perSender) {
     try {
       const r = await waitReceipt(node.url, h, deadline)
       if (r.status !== '0x1') errors++
+      else if (kind === 'erc20') ctx.tokenLogs++
       ctx.mined.hashes.push(h)
       ctx.mined.blocks.add(r.blockNumber)
     } catch {

@@ -1,4 +1,6 @@
-// Log queries: a block is read only when its bloom can contain a match; then its receipts are scanned.
+// Log queries: a block is read only when the address/topic index or its bloom says it can hold a match.
+// eth_getLogs then matches the block's pre-encoded log texts (src/rpc/log-text-matcher.ts); a logs
+// subscription scans a new block's receipts with LogMatcher.
 
 import { bytesToHex } from '@ethereumjs/util'
 import type { ReceiptRecord, StoredLog } from './receipts.js'
@@ -96,7 +98,7 @@ export class LogMatcher {
  * Blocks that may hold a match, from the inverted index (addresses and topics), in ascending order;
  * undefined when the criteria constrain nothing (then every block with a non-empty bloom is a candidate).
  */
-async function candidateBlocks(view: ChainView, criteria: LogCriteria, from: bigint, to: bigint): Promise<bigint[] | undefined> {
+async function indexedCandidates(view: ChainView, criteria: LogCriteria, from: bigint, to: bigint): Promise<bigint[] | undefined> {
   let result: Set<bigint> | undefined
   const intersect = (set: Set<bigint>) => {
     if (result === undefined) result = set
@@ -119,34 +121,15 @@ async function candidateBlocks(view: ChainView, criteria: LogCriteria, from: big
 }
 
 /**
- * Logs in [from, to] matching the criteria, in block and log order. Candidate blocks come from the
- * inverted address/topic index when the criteria name any, else from the blooms. Stops with
- * `overflowAt` once more than `maxResults` logs matched, so that the caller can name a narrower range.
+ * The blocks in [from, to] that may hold a log matching the criteria, in ascending order: from the
+ * inverted address/topic index when the criteria name any, else every block whose bloom may match.
  */
-export async function queryLogs(
-  view: ChainView,
-  matcher: LogMatcher,
-  from: bigint,
-  to: bigint,
-  maxResults: number,
-): Promise<{ logs: MatchedLog[]; overflowAt?: bigint }> {
-  const logs: MatchedLog[] = []
-  let candidates = await candidateBlocks(view, matcher.criteria, from, to)
-  if (candidates === undefined) {
-    candidates = []
-    for (const { number, bloom } of await view.blooms(from, to)) {
-      if (!isEmptyBloom(bloom) && matcher.bloomMayMatch(bloom)) candidates.push(number)
-    }
+export async function candidateBlocks(view: ChainView, matcher: LogMatcher, from: bigint, to: bigint): Promise<bigint[]> {
+  const indexed = await indexedCandidates(view, matcher.criteria, from, to)
+  if (indexed !== undefined) return indexed
+  const candidates: bigint[] = []
+  for (const { number, bloom } of await view.blooms(from, to)) {
+    if (!isEmptyBloom(bloom) && matcher.bloomMayMatch(bloom)) candidates.push(number)
   }
-  for (const number of candidates) {
-    const block = await view.blockByNumber(number)
-    if (block === undefined) continue
-    const before = logs.length
-    matcher.matchBlock(block, logs)
-    if (logs.length > maxResults) {
-      logs.length = before
-      return { logs, overflowAt: number }
-    }
-  }
-  return { logs }
+  return candidates
 }

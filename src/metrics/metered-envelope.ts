@@ -4,13 +4,12 @@
 import type { RequestContext } from '../rpc/context.js'
 import type { Dispatcher } from '../rpc/dispatch.js'
 import { Envelope } from '../rpc/envelope.js'
-import type { EnvelopeHooks } from '../rpc/envelope.js'
+import type { Answer, EnvelopeHooks } from '../rpc/envelope.js'
 import type { TransportLimits } from '../rpc/limits.js'
 import type { Logger } from '../logging/logger.js'
 import { observabilityHooks } from './envelope-hooks.js'
 import type { RpcMetrics } from './rpc.js'
 
-type Answer = string | null
 
 export class MeteredEnvelope extends Envelope {
   private readonly rpc: RpcMetrics

@@ -4,6 +4,7 @@
 
 import type { RequestContext } from './context.js'
 import { RawJson, resultAnswer } from './context.js'
+import type { SplicedAnswer } from './context.js'
 import type { Dispatcher } from './dispatch.js'
 import { ErrorCode, RpcError, invalidParams, methodNotFound } from '../errors.js'
 import type { TransportLimits } from './limits.js'
@@ -33,8 +34,8 @@ export interface RateLimitedContext extends RequestContext {
   retryAfterSeconds: number
 }
 
-/** A response item, or null for a notification (nothing to answer). */
-type Answer = string | null
+/** A response item, or null for a notification (nothing to answer); spliced: around a big result of bytes. */
+export type Answer = string | SplicedAnswer | null
 type PendingAnswer = Answer | Promise<Answer>
 
 const NULL_ID = 'null'
@@ -73,7 +74,7 @@ export class Envelope {
   }
 
   /** The serialised answer to `body`, or null when there is nothing to send (notifications only). */
-  async handle(body: string, ctx: RequestContext): Promise<string | null> {
+  async handle(body: string, ctx: RequestContext): Promise<Answer> {
     let message: unknown
     try {
       message = JSON.parse(body)
@@ -185,8 +186,10 @@ export class Envelope {
     let size = 0
     let first = true
     for (let i = 0; i < answers.length; i++) {
-      let answer = answers[i]!
-      if (answer === null) continue
+      const item = answers[i]!
+      if (item === null) continue
+      // a batch's answer is one string
+      let answer = typeof item === 'string' ? item : item.toString()
       if (limit > 0 && size > limit) {
         answer = errorJson(idJsonOf(items[i], body, i), ErrorCode.ResponseTooLarge, 'response too large')
       } else {

@@ -55,7 +55,7 @@ export class LogsAnswerCache {
 
   /** Stores an answer; one that extends `replaces` takes its place (a poll moves on, it rarely goes back). */
   set(stem: string, entry: CachedLogs, replaces?: CachedLogs): void {
-    const size = entry.answer.json.length
+    const size = entry.answer.jsonLength
     if (size > this.maxBytes / 4) return
     if (replaces !== undefined) this.drop(LogsAnswerCache.key(stem, replaces.to))
     const key = LogsAnswerCache.key(stem, entry.to)
@@ -74,7 +74,7 @@ export class LogsAnswerCache {
     const entry = this.answers.get(key)
     if (entry === undefined) return
     this.answers.delete(key)
-    this.bytes -= entry.answer.json.length
+    this.bytes -= entry.answer.jsonLength
     const stem = key.slice(0, key.lastIndexOf(':'))
     if (this.latest.get(stem) === key) this.latest.delete(stem)
   }

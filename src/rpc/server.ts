@@ -3,10 +3,10 @@
 // uWS aborts the process on an exception thrown inside its callbacks, so every callback catches.
 
 import type { CidrSet } from './cidr.js'
-import type { RequestContext } from './context.js'
+import type { RequestContext, SplicedAnswer } from './context.js'
 import { CorsPolicy } from './cors.js'
 import { InFlight } from './drain.js'
-import type { Envelope, RateLimitedContext } from './envelope.js'
+import type { Answer, Envelope, RateLimitedContext } from './envelope.js'
 import type { Health, HealthAnswer } from './health.js'
 import type { TransportLimits } from './limits.js'
 import type { ClosableApp, HttpRequest, HttpResponse, WebSocket, us_listen_socket, us_socket_context_t } from './uws.js'
@@ -23,7 +23,7 @@ export interface WsSession {
    * Sends a text frame; false when the socket is closed or the frame could not be queued. A client whose
    * unsent data already passes the send buffer limit is closed as a slow consumer instead (1008).
    */
-  send(text: string): boolean
+  send(text: string | SplicedAnswer): boolean
   /** Closes the connection as a slow consumer (close code 1008, counted). */
   closeTooSlow(): void
 }
@@ -163,7 +163,7 @@ class WsConnection implements WsSession {
     }
   }
 
-  send(text: string): boolean {
+  send(text: string | SplicedAnswer): boolean {
     if (this.closed || this.socket === null) return false
     // Checked before queueing, so a client that does not read holds at most the limit plus one message.
     if (this.socket.getBufferedAmount() > this.sendBufferLimit) {
@@ -174,7 +174,16 @@ class WsConnection implements WsSession {
     // callbacks and around a lone send), and the extra JS -> C++ -> JS hop was ~10% of the newHeads
     // fan-out loop over 1,000 subscribers (measured in commit 047d2ae, bench/README.md there).
     try {
-      return this.socket.send(text, false) !== 2
+      if (typeof text === 'string') return this.socket.send(text, false) !== 2
+      // a big result of bytes: one text message in three fragments, so that the bytes go as they are
+      // (their booleans do not tell a dropped frame apart; nothing is dropped: maxBackpressure is 0)
+      const socket = this.socket
+      socket.cork(() => {
+        socket.sendFirstFragment(text.head, false)
+        socket.sendFragment(text.result)
+        socket.sendLastFragment(CLOSE_BRACE)
+      })
+      return true
     } catch {
       return false
     }
@@ -242,7 +251,7 @@ class HttpExchange {
     this.server.exchangeFinished(this.ctx.clientIp)
   }
 
-  private write(status: string, type: string, body: string, close: boolean): void {
+  private write(status: string, type: string, body: string | SplicedAnswer, close: boolean): void {
     corkOrigin = this.server.cors.allowOrigin(this.origin)
     corkVary = this.server.cors.variesByOrigin
     try {
@@ -284,8 +293,8 @@ class HttpExchange {
     }
   }
 
-  private async answer(pending: Promise<string | null>): Promise<void> {
-    let answer: string | null
+  private async answer(pending: Promise<Answer>): Promise<void> {
+    let answer: Answer
     try {
       answer = await pending
     } catch (err) {
@@ -329,7 +338,7 @@ class HttpExchange {
 let corkRes: HttpResponse | null = null
 let corkStatus = ''
 let corkType = ''
-let corkBody = ''
+let corkBody: string | SplicedAnswer = ''
 let corkClose = false
 let corkOrigin = '*'
 let corkVary = false
@@ -348,6 +357,7 @@ const bytesOf = (text: string): Buffer | string => {
   return bytes
 }
 const CONTENT_TYPE = Buffer.from('Content-Type')
+const CLOSE_BRACE = Buffer.from('}')
 const ALLOW_ORIGIN = Buffer.from('Access-Control-Allow-Origin')
 const ANY_ORIGIN = Buffer.from('*')
 
@@ -357,10 +367,17 @@ const writeCorkedNow = (): void => {
   if (corkOrigin !== '') res.writeHeader(ALLOW_ORIGIN, corkOrigin === '*' ? ANY_ORIGIN : corkOrigin)
   if (corkVary) res.writeHeader('Vary', 'Origin')
   if (corkRetryAfter !== '') res.writeHeader('Retry-After', corkRetryAfter)
-  res.end(corkBody, corkClose)
+  if (typeof corkBody === 'string') {
+    res.end(corkBody, corkClose)
+    return
+  }
+  // three chunks (chunked transfer encoding): the result's bytes are written as they are, not joined
+  res.write(corkBody.head)
+  res.write(corkBody.result)
+  res.end(CLOSE_BRACE, corkClose)
 }
 
-const writeCorked = (res: HttpResponse, status: string, type: string, body: string, close: boolean): void => {
+const writeCorked = (res: HttpResponse, status: string, type: string, body: string | SplicedAnswer, close: boolean): void => {
   corkRes = res
   corkStatus = status
   corkType = type

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { Envelope } from '../../dist/rpc/envelope.js'
 import { Dispatcher } from '../../dist/rpc/dispatch.js'
-import { RawJson } from '../../dist/rpc/context.js'
+import { RawJson, SplicedAnswer } from '../../dist/rpc/context.js'
 import { RpcError, executionReverted } from '../../dist/errors.js'
 import { defaultTransportLimits } from '../../dist/rpc/limits.js'
 import { RateLimiter } from '../../dist/rpc/ratelimit.js'
@@ -20,6 +20,10 @@ const setup = (limits = defaultTransportLimits) => {
   dispatcher.register('raw', () => new RawJson('{"cached":true,"n":"0x1"}'))
   const big = new RawJson(JSON.stringify(Array.from({ length: 20_000 }, (_, i) => `0x${i.toString(16)}`)))
   dispatcher.register('bigRaw', () => big)
+  // ASCII bytes, as eth_getLogs answers: a big one is answered as bytes
+  const bigBytes = new RawJson(Buffer.from(JSON.stringify(Array.from({ length: 20_000 }, (_, i) => `0x${i.toString(16)}`))))
+  dispatcher.register('bigBytes', () => bigBytes)
+  dispatcher.register('smallBytes', () => new RawJson(Buffer.from('[{"n":"0x1"}]')))
   dispatcher.register('revert', () => {
     throw executionReverted('Ownable: caller is not the owner', '0x08c379a0')
   })
@@ -84,6 +88,25 @@ describe('Envelope: single requests', () => {
     const batch = await call([req(3, 'bigRaw'), req(4, 'raw'), req(5, 'bigRaw')])
     assert.deepEqual(batch.json.map((a) => a.id), [3, 4, 5])
     assert.deepEqual(batch.json[2].result, expected)
+  })
+
+  it('answers a big RawJson of bytes spliced around its bytes with the id of each request, and as text in a batch', async () => {
+    const { call } = setup()
+    const expected = Array.from({ length: 20_000 }, (_, i) => `0x${i.toString(16)}`)
+    for (const id of [1, 1, 'é', 2, null]) {
+      const answer = await call(req(id, 'bigBytes'))
+      assert.ok(answer.text instanceof SplicedAnswer, 'spliced')
+      const bytes = Buffer.concat([Buffer.from(answer.text.head), answer.text.result, Buffer.from('}')])
+      assert.equal(answer.text.length, bytes.length)
+      assert.deepEqual(JSON.parse(bytes.toString('utf8')), { jsonrpc: '2.0', id, result: expected })
+      assert.equal(answer.text.toString(), bytes.toString('utf8'))
+    }
+    const batch = await call([req(3, 'bigBytes'), req(4, 'smallBytes'), req(5, 'bigBytes')])
+    assert.equal(typeof batch.text, 'string')
+    assert.deepEqual(batch.json.map((a) => a.id), [3, 4, 5])
+    assert.deepEqual(batch.json[0].result, expected)
+    assert.deepEqual(batch.json[2].result, expected)
+    assert.equal((await call(req(6, 'smallBytes'))).text, '{"jsonrpc":"2.0","id":6,"result":[{"n":"0x1"}]}')
   })
 
   it('passes the request context to the handler', async () => {

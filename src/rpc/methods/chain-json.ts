@@ -9,7 +9,8 @@ import type { ReceiptRecord } from '../../chain/receipts.js'
 import type { BlockRecord } from '../../chain/view.js'
 import { RawJson } from '../context.js'
 import { formatBlock } from '../../json/block.js'
-import { formatLog } from '../../json/log.js'
+import { encodeBlockLogs, formatLog } from '../../json/log.js'
+import type { EncodedLogs } from '../../json/log.js'
 import { formatReceipt } from '../../json/receipt.js'
 import type { ReceiptTx } from '../../json/receipt.js'
 import { formatTransaction } from '../../json/transaction.js'
@@ -178,23 +179,29 @@ export function blockReceiptsJson(record: BlockRecord): RawJson {
   return blockMemo(record, 'receipts:json', () => new RawJson('[' + receiptTexts(record).join(',') + ']'))
 }
 
-/** A matched log as JSON text, encoded once per block and log (a sealed block's logs never change). */
+/**
+ * Every log of the block as JSON, encoded in one pass the first time a query reads the block (a sealed
+ * block's logs never change): later queries match and copy these bytes.
+ */
+export function encodedLogs(record: BlockRecord): EncodedLogs {
+  return blockMemo(record, 'logs:encoded', () =>
+    encodeBlockLogs(record.receipts().map((r) => r.logs), record.txHashes, {
+      blockHash: record.hash,
+      blockNumber: record.number,
+      blockTimestamp: record.header.timestamp,
+    }),
+  )
+}
+
+/**
+ * A matched log as JSON text (a subscription's notification): from the block's encoded logs when a
+ * query encoded them, else this log's own, encoded once (a new block's few matches do not encode its
+ * thousands).
+ */
 export function logJsonText(m: MatchedLog): string {
+  const all = m.block.memo.get('logs:encoded') as EncodedLogs | undefined
+  if (all !== undefined) return all.bytes.toString('latin1', all.starts[m.logIndex], all.ends[m.logIndex])
   return blockMemo(m.block, `log:${m.logIndex}`, () => flat(JSON.stringify(logJson(m))))
-}
-
-/** Matched logs as one JSON array, spliced from the per-log texts. */
-export function logsJson(logs: readonly MatchedLog[]): RawJson {
-  return appendLogsJson(new RawJson('[]'), logs)
-}
-
-/** `answer` (a JSON array of logs) with `logs` added at its end. */
-export function appendLogsJson(answer: RawJson, logs: readonly MatchedLog[]): RawJson {
-  if (logs.length === 0) return answer
-  const json = answer.json
-  let out = json.length === 2 ? '[' + logJsonText(logs[0]) : json.slice(0, -1) + ',' + logJsonText(logs[0])
-  for (let i = 1; i < logs.length; i++) out += ',' + logJsonText(logs[i])
-  return new RawJson(out + ']')
 }
 
 export function logJson(m: MatchedLog): Record<string, unknown> {

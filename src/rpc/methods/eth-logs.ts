@@ -1,7 +1,7 @@
 // eth_getLogs and the polling filters (eth_newFilter, eth_newBlockFilter,
 // eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter).
 
-import { LogMatcher, queryLogs } from '../../chain/logs.js'
+import { LogMatcher, candidateBlocks } from '../../chain/logs.js'
 import type { LogCriteria } from '../../chain/logs.js'
 import type { MethodHandler } from '../context.js'
 import { RawJson } from '../context.js'
@@ -9,7 +9,9 @@ import { invalidParams, serverError } from '../../errors.js'
 import type { FilterChanges } from '../filters.js'
 import { quantity } from '../../util/hex.js'
 import * as p from '../params.js'
-import { appendLogsJson, logsJson } from './chain-json.js'
+import { encodedLogs } from './chain-json.js'
+import { LogTextMatcher } from '../log-text-matcher.js'
+import { LogsAnswerBuilder } from '../logs-answer.js'
 import { LogsAnswerCache } from '../logs-cache.js'
 import type { MethodDeps } from './deps.js'
 
@@ -53,18 +55,27 @@ export function logMethods(deps: MethodDeps): Record<string, MethodHandler> {
     const prefix = answers.prefixOf(stem, to)
     const start = prefix === undefined ? from : prefix.to + 1n
     const before = prefix?.count ?? 0
+    const limit = config.logsMaxResults - before
     const matcher = new LogMatcher(criteria, deps.keccak)
-    const { logs, overflowAt } = await queryLogs(view, matcher, start, to, config.logsMaxResults - before)
-    if (overflowAt !== undefined) {
-      const retryTo = overflowAt > from ? overflowAt - 1n : from
-      throw invalidParams(`query exceeds max results ${config.logsMaxResults}, retry with the range ${from}-${retryTo}`, {
-        fromBlock: quantity(from),
-        toBlock: quantity(retryTo),
-        limit: config.logsMaxResults,
-      })
+    const textMatcher = new LogTextMatcher(criteria)
+    const found = new LogsAnswerBuilder()
+    for (const number of await candidateBlocks(view, matcher, start, to)) {
+      const block = view.cachedBlock(number) ?? (await view.blockByNumber(number))
+      if (block === undefined) continue
+      textMatcher.collect(encodedLogs(block), found)
+      if (found.count > limit) {
+        const retryTo = number > from ? number - 1n : from
+        throw invalidParams(`query exceeds max results ${config.logsMaxResults}, retry with the range ${from}-${retryTo}`, {
+          fromBlock: quantity(from),
+          toBlock: quantity(retryTo),
+          limit: config.logsMaxResults,
+        })
+      }
     }
-    const answer = prefix === undefined ? logsJson(logs) : logs.length === 0 ? prefix.answer : appendLogsJson(prefix.answer, logs)
-    answers.set(stem, { answer, count: before + logs.length, to }, prefix)
+    const earlier = prefix?.answer
+    // (a stored answer is bytes, as built here)
+    const answer = earlier === undefined ? new RawJson(found.toJson()) : found.count === 0 ? earlier : new RawJson(found.toJson(earlier.jsonBytes ?? Buffer.from(earlier.json, 'latin1')))
+    answers.set(stem, { answer, count: before + found.count, to }, prefix)
     return answer
   }
 
