@@ -34,6 +34,7 @@ import { createNodeCache, ReadOnlyTrieDB, trieKey, WritableTrieDB } from './stor
 import type { LevelOp } from './store/state-db.js'
 import { GroupCommit } from './store/group-commit.js'
 import { StorageWriteError, WriteGuard } from './store/write-guard.js'
+import { writeBatch } from './store/write-batch.js'
 import { storageUnavailable } from '../errors.js'
 import type { StorageStatus } from './messages.js'
 import { HeadAccountReader } from './head-account-reader.js'
@@ -517,7 +518,7 @@ export class Producer {
       // a journal write that just failed took its transactions out of the pool, not out of this block;
       // a disk found full since the build began: the block is dropped, and built again on resuming
       if (!this.writes.writable) throw new StorageWriteError()
-      await this.level.batch(ops)
+      await writeBatch(this.level, ops)
     } catch (err) {
       this.trieDb.discard()
       this.diffs.discard()

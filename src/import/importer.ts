@@ -12,6 +12,7 @@ import { pushBlockRecord } from '../chain/block-record.js'
 import type { ChainLevel } from '../chain/store/level.js'
 import { decodeHead, Keys } from '../chain/store/schema.js'
 import type { LevelOp } from '../chain/store/state-db.js'
+import { writeBatch } from '../chain/store/write-batch.js'
 import { blockHashSource } from '../evm/block-hashes.js'
 import { openChainFile } from './chain-file.js'
 import { BlockExecutor } from './block-executor.js'
@@ -84,7 +85,7 @@ export async function importChainFiles(
       const executed = await executor.execute(block, head)
       const ops: LevelOp[] = [...executed.trieOps, ...executed.indexOps]
       pushBlockRecord(ops, executed.record)
-      await level.batch(ops)
+      await writeBatch(level, ops)
       executor.written()
       head = block.header
       headHash = hash

@@ -17,6 +17,7 @@ import type { ChainLevel } from '../chain/store/level.js'
 import { Keys, Prefix } from '../chain/store/schema.js'
 import { createNodeCache, ReadOnlyTrieDB } from '../chain/store/state-db.js'
 import type { LevelOp } from '../chain/store/state-db.js'
+import { writeBatch } from '../chain/store/write-batch.js'
 import type { KeelConfig } from '../config/types.js'
 import { blockHashSource } from '../evm/block-hashes.js'
 import { fastCrypto } from '../evm/crypto.js'
@@ -90,7 +91,7 @@ export class IndexBackfill {
       const { ops, deep } = await this.blockOps(number, recorder)
       if (this.stopped) break
       ops.push(indexedFromOp(number))
-      await level.batch(ops)
+      await writeBatch(level, ops)
       if (!deep) shallow++
       from = number
       if (indexesComplete(from) || from % BigInt(REPORT_EVERY) === 0n) this.opts.onProgress({ from, done: indexesComplete(from), shallow })

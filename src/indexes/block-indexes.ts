@@ -12,9 +12,10 @@ import { bigIntToUnpaddedBytes, generateAddress } from '@ethereumjs/util'
 import { readTxFields } from '../chain/tx-intake.js'
 import type { ReceiptRecord } from '../chain/receipts.js'
 import type { LevelOp } from '../chain/store/state-db.js'
-import { Keys } from '../chain/store/schema.js'
+import { Keys, Prefix } from '../chain/store/schema.js'
 import type { PooledTx } from '../chain/pooled-tx.js'
 import { trustedHexToBytes } from '../util/hex.js'
+import { sameAddress } from './frames.js'
 import type { TxFrames } from './frames.js'
 
 /** What the indexes need of a transaction besides its frames. */
@@ -46,23 +47,50 @@ export function topLevelFrames(tx: IndexedTx): TxFrames {
   return { addresses: [tx.sender, created], creations: tx.ok ? [[created, tx.sender]] : [] }
 }
 
+/** I + address(20) + number(8) + index(4), as Keys.appearance */
+const APPEARANCE_KEY = 33
+/** N + sender(20) + nonce(8), as Keys.senderNonce */
+const SENDER_NONCE_KEY = 29
+
 /**
  * Appends the block's index entries to a batch. `frames` holds one entry per transaction, in block
  * order (undefined: derive each from its top-level fields).
  */
 export function pushIndexOps(ops: LevelOp[], number: bigint, txs: readonly IndexedTx[], frames: readonly TxFrames[] | undefined): void {
   const recorded = frames !== undefined && frames.length === txs.length
+  const all = recorded ? frames : txs.map(topLevelFrames)
+  // the sender always appears, even in frames recorded without it (the recorder lists it first)
+  const senderMissing = new Uint8Array(txs.length)
+  let keys = 0
+  for (let i = 0; i < txs.length; i++) {
+    const addresses = all[i].addresses
+    const sender = txs[i].sender
+    if (!addresses.some((a) => sameAddress(a, sender))) senderMissing[i] = 1
+    keys += addresses.length + senderMissing[i]
+  }
+  // the block's I and N keys in one allocation, as schema.ts lays them out: a few thousand small
+  // arrays, each with its DataView, were most of this function's time
+  const buf = new Uint8Array(keys * APPEARANCE_KEY + txs.length * SENDER_NONCE_KEY)
+  const view = new DataView(buf.buffer)
+  let at = 0
+  const appearance = (address: Uint8Array, index: number): Uint8Array => {
+    buf[at] = Prefix.appearance
+    buf.set(address, at + 1)
+    view.setBigUint64(at + 21, number)
+    view.setUint32(at + 29, index)
+    at += APPEARANCE_KEY
+    return buf.subarray(at - APPEARANCE_KEY, at)
+  }
   for (let i = 0; i < txs.length; i++) {
     const tx = txs[i]
-    const f = recorded ? frames[i] : topLevelFrames(tx)
-    ops.push({ type: 'put', key: Keys.senderNonce(tx.sender, tx.nonce), value: tx.hash })
-    // the sender always appears, even in frames recorded without it
-    let senderListed = false
-    for (const address of f.addresses) {
-      if (!senderListed && equal20(address, tx.sender)) senderListed = true
-      ops.push({ type: 'put', key: Keys.appearance(address, number, i), value: EMPTY })
-    }
-    if (!senderListed) ops.push({ type: 'put', key: Keys.appearance(tx.sender, number, i), value: EMPTY })
+    const f = all[i]
+    buf[at] = Prefix.senderNonce
+    buf.set(tx.sender, at + 1)
+    view.setBigUint64(at + 21, tx.nonce)
+    at += SENDER_NONCE_KEY
+    ops.push({ type: 'put', key: buf.subarray(at - SENDER_NONCE_KEY, at), value: tx.hash })
+    for (const address of f.addresses) ops.push({ type: 'put', key: appearance(address, i), value: EMPTY })
+    if (senderMissing[i] === 1) ops.push({ type: 'put', key: appearance(tx.sender, i), value: EMPTY })
     for (const [contract, creator] of f.creations) {
       const value = new Uint8Array(32 + ADDRESS_BYTES)
       value.set(tx.hash)
@@ -70,11 +98,6 @@ export function pushIndexOps(ops: LevelOp[], number: bigint, txs: readonly Index
       ops.push({ type: 'put', key: Keys.creator(contract), value })
     }
   }
-}
-
-function equal20(a: Uint8Array, b: Uint8Array): boolean {
-  for (let i = 0; i < ADDRESS_BYTES; i++) if (a[i] !== b[i]) return false
-  return true
 }
 
 /** A block's frames as the block message and the outbox carry them: RLP [[addresses, [[contract, creator]…]]…]. */

@@ -24,9 +24,12 @@ export interface TxFrames {
 
 interface OpenFrame {
   caller: Address
-  /** creations made by this frame and the frames below it that completed */
-  creations: Array<[Uint8Array, Uint8Array]>
+  /** creations made by this frame and the frames below it that completed (most frames make none) */
+  creations: Array<[Uint8Array, Uint8Array]> | undefined
 }
+
+/** Up to this many addresses a transaction's are compared one by one; past it they go into a set. */
+const LINEAR_SCAN = 16
 
 /** The table entries the recorder reads; @ethereumjs keeps them private. */
 interface OpcodeTable {
@@ -39,7 +42,8 @@ export class FrameRecorder {
   private restore: (() => void) | undefined
   private unlisten: (() => void) | undefined
   private recording = false
-  private seen = new Set<string>()
+  /** the transaction's addresses once it has more than LINEAR_SCAN, as latin1 strings */
+  private seen: Set<string> | undefined
   private addresses: Uint8Array[] = []
   private stack: OpenFrame[] = []
   private creations: Array<[Uint8Array, Uint8Array]> = []
@@ -85,7 +89,7 @@ export class FrameRecorder {
   /** A transaction is about to run through the EVM. */
   beginTx(): void {
     this.recording = true
-    this.seen.clear()
+    this.seen = undefined
     this.addresses = []
     this.stack = []
     this.creations = []
@@ -115,12 +119,21 @@ export class FrameRecorder {
     return done
   }
 
+  // Addresses are kept by reference: @ethereumjs never writes into an Address's bytes, and the frames are
+  // encoded when the block is written. A transfer's two or three addresses are compared byte by byte; a
+  // string key for each (the set's) cost more than the comparisons.
   private add(address: Uint8Array): void {
-    // a 20-byte key for the set: latin1 keeps one character per byte
-    const key = String.fromCharCode(...address)
+    const list = this.addresses
+    if (this.seen === undefined) {
+      for (let i = 0; i < list.length; i++) if (sameAddress(list[i], address)) return
+      list.push(address)
+      if (list.length > LINEAR_SCAN) this.seen = new Set(list.map(latin1))
+      return
+    }
+    const key = latin1(address)
     if (this.seen.has(key)) return
     this.seen.add(key)
-    this.addresses.push(address.slice())
+    list.push(address)
   }
 
   private enter(message: Message): void {
@@ -131,22 +144,22 @@ export class FrameRecorder {
       // DELEGATECALL and CALLCODE run another account's code: that account is the frame's `to` for geth
       this.add(message.codeAddress.bytes)
     }
-    this.stack.push({ caller: message.caller, creations: [] })
+    this.stack.push({ caller: message.caller, creations: undefined })
   }
 
   private created(address: Address): void {
     if (!this.recording) return
     this.add(address.bytes)
     const frame = this.stack[this.stack.length - 1]
-    if (frame !== undefined) frame.creations.push([address.bytes.slice(), frame.caller.bytes.slice()])
+    if (frame !== undefined) (frame.creations ??= []).push([address.bytes, frame.caller.bytes])
   }
 
   private exit(result: EVMResult): void {
     if (!this.recording) return
     const frame = this.stack.pop()
-    if (frame === undefined || result.execResult.exceptionError !== undefined) return
+    if (frame?.creations === undefined || result.execResult.exceptionError !== undefined) return
     const parent = this.stack[this.stack.length - 1]
-    const into = parent === undefined ? this.creations : parent.creations
+    const into = parent === undefined ? this.creations : (parent.creations ??= [])
     for (const c of frame.creations) into.push(c)
   }
 }
@@ -170,3 +183,15 @@ export function recordTransactions(vm: VM, recorder: FrameRecorder): () => void 
     recorder.detach()
   }
 }
+
+const ADDRESS_BYTES = 20
+
+/** Whether two 20-byte addresses are the same. */
+export function sameAddress(a: Uint8Array, b: Uint8Array): boolean {
+  if (a === b) return true
+  for (let i = 0; i < ADDRESS_BYTES; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+/** A 20-byte key for a set: latin1 keeps one character per byte. */
+const latin1 = (address: Uint8Array): string => String.fromCharCode(...address)

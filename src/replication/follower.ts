@@ -11,6 +11,7 @@ import type { JetStreamManager } from '@nats-io/jetstream'
 import { bytesToHex } from '@ethereumjs/util'
 import type { ChainLevel } from '../chain/store/level.js'
 import { Keys } from '../chain/store/schema.js'
+import { writeBatch } from '../chain/store/write-batch.js'
 import type { Logger } from '../logging/logger.js'
 import { decodeBlockMessage } from './block-message.js'
 import { Backoff } from './backoff.js'
@@ -259,7 +260,7 @@ export class BlockFollower {
       throw new ReplicationError('bad-block', `block ${info.number} is published as ${info.hash} but its header hashes to ${bytesToHex(block.hash)}`)
     }
     if (this.opts.audit !== undefined) await this.opts.audit(block)
-    await this.opts.level.batch(block.ops)
+    await writeBatch(this.opts.level, block.ops)
     this.head = { number: block.header.number, hash: block.hash }
     const committed = Date.now()
     this.opts.onApplied({ block, lagMs: info.committedAt > 0 ? Math.max(0, committed - info.committedAt) : undefined, applyMs: performance.now() - started })
