@@ -3,8 +3,10 @@
 // to of a call frame, a created contract or a selfdestruct beneficiary (Erigon's rule for its trace
 // index, which ots_searchTransactions* reads), and the contracts created with their direct creator.
 //
-// @ethereumjs reports each message (beforeMessage / afterMessage, newContract) but not SELFDESTRUCT,
-// so the recorder runs the EVM on a copy of its opcode table with that handler wrapped. A frame is
+// @ethereumjs reports each message (beforeMessage / afterMessage, newContract) but not SELFDESTRUCT, nor a
+// call that fails before its frame starts (value above the caller's balance, the depth limit), which
+// geth's and Erigon's tracers still enter; so the recorder runs the EVM on a copy of its opcode table with
+// those handlers wrapped (a call's target is recorded as the opcode runs). A frame is
 // recorded as it starts, whatever its outcome (as Erigon's tracer records it on entry); a creation
 // counts only if no frame above it failed, since a reverted creation leaves no contract.
 
@@ -12,7 +14,7 @@ import type { EVM, EVMResult, Message } from '@ethereumjs/evm'
 import type { Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { listen, stackAddress, wrapOpcodes } from '../exec/trace/tracer.js'
-import { SELFDESTRUCT } from '../exec/trace/opcodes.js'
+import { CALL, CALLCODE, DELEGATECALL, SELFDESTRUCT, STATICCALL } from '../exec/trace/opcodes.js'
 
 /** One transaction's part of the indexes. */
 export interface TxFrames {
@@ -59,10 +61,19 @@ export class FrameRecorder {
     if (this.evm === evm && (evm as unknown as OpcodeTable)._opcodeMap === this.table) return
     this.detach()
     this.evm = evm
-    this.restore = wrapOpcodes(evm, [SELFDESTRUCT], (_op, run) => (runState, common) => {
-      if (this.recording) this.add(stackAddress(runState.stack.peek(1)[0]).bytes)
-      return run(runState, common)
-    })
+    this.restore = wrapOpcodes(evm, [SELFDESTRUCT, CALL, CALLCODE, DELEGATECALL, STATICCALL], (op, run) =>
+      op === SELFDESTRUCT
+        ? (runState, common) => {
+            // the beneficiary, on top of the stack
+            if (this.recording) this.add(stackAddress(runState.stack.peek(1)[0]).bytes)
+            return run(runState, common)
+          }
+        : (runState, common) => {
+            // the target, below the gas
+            if (this.recording) this.add(stackAddress(runState.stack.peek(2)[1]).bytes)
+            return run(runState, common)
+          },
+    )
     this.table = (evm as unknown as OpcodeTable)._opcodeMap
     this.unlisten = listen(evm, {
       beforeMessage: (message) => this.enter(message),
