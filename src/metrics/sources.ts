@@ -22,6 +22,8 @@ export interface NodeSources {
   threadHeaps?: () => ThreadHeap[]
   /** The LevelDB folder of the chain. */
   databaseFolder: string
+  /** LevelDB's own estimate of the memory it holds (memtables and block cache) */
+  databaseMemory?: () => number
 }
 
 /** A scrape asks the producer thread once for both txpool gauges, and gives up after this long. */
@@ -63,6 +65,7 @@ export function bindNodeSources(metrics: Metrics, sources: NodeSources): void {
     })
   }
   metrics.storage.bindDatabaseFolder(sources.databaseFolder)
+  if (sources.databaseMemory !== undefined) metrics.storage.bindDatabaseMemory(sources.databaseMemory)
 }
 
 function withTimeout<T>(promise: Promise<T>): Promise<T> {
