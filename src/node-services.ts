@@ -239,6 +239,8 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
       http: { stats: () => server.httpStats() },
       threadHeaps: () => threadHeaps.current(),
       databaseFolder: join(config.dataDir, 'chain'),
+      // every thread's handle shares one LevelDB instance (multithreading): this one's figure is the process's
+      databaseMemory: () => Number(level.getProperty('leveldb.approximate-memory-usage')),
     })
     if (access.rateLimiter !== undefined) metrics.rateLimit.observe(access.rateLimiter)
     metrics.filters.observe(filters)

@@ -14,6 +14,7 @@ import type { Logger } from './logging/logger.js'
 import type { RunningNode } from './node-services.js'
 import { accessSetup } from './rpc/access.js'
 import { applyHeapGrowthPercent } from './util/heap-growth.js'
+import { releaseSemiSpaceFlag } from './util/worker-heap.js'
 import { memoryReducerAtStart, setMemoryReducer } from './util/memory-reducer.js'
 
 export type { RunningNode } from './node-services.js'
@@ -29,6 +30,7 @@ function packageVersion(): string {
 
 export async function startNode(input: KeelConfig): Promise<RunningNode> {
   applyHeapGrowthPercent(input.heapGrowthPercent)
+  releaseSemiSpaceFlag()
   const logger = createLogger(input.logLevel)
   return input.replica ? startReplica(input, logger) : startChain(input, logger)
 }

@@ -9,6 +9,7 @@ import type { TrieReader } from '../chain/store/trie-reader.js'
 import { storageTriePrefix } from '../chain/store/state-db.js'
 import { ReadOnlyStateManager } from '../evm/state-manager.js'
 import { LruMap } from '../util/lru.js'
+import { compactSlot } from './read-cache.js'
 import type { AccountReadCache, SharedReadCaches } from './read-cache.js'
 
 type Options = ConstructorParameters<typeof ReadOnlyStateManager>[0]
@@ -122,7 +123,7 @@ export class ReadCachedStateManager extends ReadOnlyStateManager {
       value = inheritedSlot(this.shared, slotKey.slice(0, 64), slotKey.slice(64))
       if (value === undefined) {
         const raw = await this.tries.get(account.storageRoot, this.keccak(key), this.storagePrefixOf(address))
-        value = raw === null ? EMPTY : (RLP.decode(raw) as Uint8Array)
+        value = raw === null ? EMPTY : compactSlot(RLP.decode(raw) as Uint8Array)
       }
       this.shared.slots.set(slotKey, value)
     }

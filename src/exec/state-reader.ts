@@ -9,7 +9,7 @@ import { Caches, CacheType } from '@ethereumjs/statemanager'
 import { bytesToHex, bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, KECCAK256_RLP, ValueEncoding } from '@ethereumjs/util'
 import type { Account } from '@ethereumjs/util'
 import type { StateDiff } from '../chain/state-diff.js'
-import { AccountReadCache } from './read-cache.js'
+import { AccountReadCache, compactSlot } from './read-cache.js'
 import type { ChainLevel } from '../chain/store/level.js'
 import { createNodeCache, ReadOnlyTrieDB } from '../chain/store/state-db.js'
 import { serverError } from '../errors.js'
@@ -140,8 +140,12 @@ export class StateReader {
       const toHex = bytesToUnprefixedHex(createAccountFromRLP(rlp).storageRoot)
       const fromHex = bytesToUnprefixedHex(storage.fromRoot)
       if (toHex === fromHex) continue
-      const changed = new Map(storage.slots)
-      for (const [slot, value] of changed) this.shared.slots.set(toHex + slot, value)
+      const changed = new Map<string, Uint8Array>()
+      for (const [slot, value] of storage.slots) {
+        const compact = compactSlot(value)
+        changed.set(slot, compact)
+        this.shared.slots.set(toHex + slot, compact)
+      }
       this.shared.lineage.set(toHex, { from: fromHex, changed })
     }
   }

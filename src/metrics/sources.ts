@@ -22,6 +22,8 @@ export interface NodeSources {
   threadHeaps?: () => ThreadHeap[]
   /** The LevelDB folder of the chain. */
   databaseFolder: string
+  /** LevelDB's own estimate of the memory it holds (memtables and block cache) */
+  databaseMemory?: () => number
 }
 
 /** A scrape asks the producer thread once for both txpool gauges, and gives up after this long. */
@@ -57,8 +59,13 @@ export function bindNodeSources(metrics: Metrics, sources: NodeSources): void {
       g.reset()
       for (const h of heaps()) g.set({ thread: h.thread }, h.totalBytes)
     })
+    metrics.threads.external.addCollect((g) => {
+      g.reset()
+      for (const h of heaps()) g.set({ thread: h.thread }, h.externalBytes)
+    })
   }
   metrics.storage.bindDatabaseFolder(sources.databaseFolder)
+  if (sources.databaseMemory !== undefined) metrics.storage.bindDatabaseMemory(sources.databaseMemory)
 }
 
 function withTimeout<T>(promise: Promise<T>): Promise<T> {

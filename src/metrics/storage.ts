@@ -10,6 +10,7 @@ import type { CollectableGauge, MetricsRegistry } from './registry.js'
 
 export class StorageMetrics {
   readonly dbSize: CollectableGauge
+  readonly dbMemory: CollectableGauge
   readonly writable: Gauge
   readonly writeStops: Counter
   private lastFailures = 0
@@ -18,6 +19,10 @@ export class StorageMetrics {
     this.dbSize = register.gauge({
       name: 'keel_storage_db_size_bytes',
       help: 'Size on disk of the LevelDB chain database (sum of its files, read at scrape time)',
+    })
+    this.dbMemory = register.gauge({
+      name: 'keel_storage_db_memory_bytes',
+      help: "LevelDB's estimate of the memory the chain database holds (its memtables and block cache), shared by every thread",
     })
     this.writable = register.gauge({
       name: 'keel_storage_writable',
@@ -36,6 +41,10 @@ export class StorageMetrics {
     this.lastFailures = status.failures
     if (status.failures > stopsBefore) this.writeStops.inc(status.failures - stopsBefore)
     this.writable.set(status.writable ? 1 : 0)
+  }
+
+  bindDatabaseMemory(read: () => number): void {
+    this.dbMemory.addCollect((g) => g.set(read()))
   }
 
   bindDatabaseFolder(folder: string): void {

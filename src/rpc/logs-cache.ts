@@ -22,8 +22,11 @@ export class LogsAnswerCache {
   private readonly latest = new Map<string, string>()
   private bytes = 0
 
+  // 16 MiB: a node polled with sliding ranges (from = head - N) stores a new answer at every block and
+  // keeps the cache full; 32 MiB of such answers was the largest single growth of a node's memory in the
+  // soak (bench/README.md, "Soak"). A whole-chain answer of 3,200 logs (~2 MB) still fits four times.
   constructor(
-    private readonly maxBytes = 32 << 20,
+    private readonly maxBytes = 16 << 20,
     private readonly maxEntries = 512,
   ) {}
 

@@ -11,6 +11,8 @@ export interface ThreadHeap {
   thread: string
   usedBytes: number
   totalBytes: number
+  /** memory outside the V8 heap that this isolate's objects hold (ArrayBuffers' bytes, chiefly) */
+  externalBytes: number
   at: number
 }
 
@@ -20,7 +22,9 @@ const STALE_MS = 3 * REPORT_MS
 
 function own(thread: string): ThreadHeap {
   const stats = getHeapStatistics()
-  return { thread, usedBytes: stats.used_heap_size, totalBytes: stats.total_heap_size, at: Date.now() }
+  // external_memory: in Node 20's getHeapStatistics, missing from @types/node 20
+  const external = (stats as { external_memory?: number }).external_memory ?? 0
+  return { thread, usedBytes: stats.used_heap_size, totalBytes: stats.total_heap_size, externalBytes: external, at: Date.now() }
 }
 
 /** In a worker thread: posts this thread's heap every REPORT_MS, without keeping the thread alive. */

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { devWallet } from '../../bench/lib/dev-wallets.js'
+import { keelBin, keelNodeFlags } from '../../bench/lib/keel-launch.js'
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const keelBin = join(repoRoot, 'bin', 'keel.js')
 /** The anvil binary of the devDependency (the KEEL_E2E_TARGET=anvil runs, and tests that run anvil beside Keel). */
 export const anvilBin = join(repoRoot, 'node_modules', '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil')
 
@@ -92,7 +92,7 @@ function commandFor({ args, dev, blockTime, dataDir }) {
     anvilArgs.push('--state', join(dataDir, 'anvil-state.json'))
     return { file: anvilBin, argv: [...anvilArgs, ...args] }
   }
-  const keelArgs = [keelBin, 'start']
+  const keelArgs = [...keelNodeFlags(), keelBin, 'start']
   if (dev) keelArgs.push('--dev')
   keelArgs.push('--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0', '--metrics-port', '0', '--block-time', String(blockTime))
   return { file: process.execPath, argv: [...keelArgs, ...args] }
