@@ -8,6 +8,7 @@
 
 import { readFileSync } from 'node:fs'
 import { hexToBytes } from '@ethereumjs/util'
+import { parsePrometheusText, samples } from '../../test/helpers/prom.js'
 import { freePort } from '../lib/free-port.js'
 import { openTempChain } from '../lib/temp-chain.js'
 import { startKeel } from './nodes.js'
@@ -52,8 +53,8 @@ async function idleMemory(dataDir, expectBlocks) {
     const head = Number(await rpc(node.url, 'eth_blockNumber'))
     if (head < expectBlocks) throw new Error(`the node's head is ${head}, expected at least ${expectBlocks}`)
     await sleep(SETTLE_S * 1000)
-    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
-    const byThread = (name) => Object.fromEntries([...metrics.matchAll(new RegExp(`^${name}\\{thread="([^"]+)"\\} (\\S+)`, 'gm'))].map((m) => [m[1], Math.round(Number(m[2]) / MiB)]))
+    const families = parsePrometheusText(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text())
+    const byThread = (name) => Object.fromEntries(samples(families, name).map((s) => [s.labels.thread, Math.round(s.value / MiB)]))
     return {
       head,
       rssMiB: Math.round(statusKiB(node.pid, 'VmRSS') / 1024),

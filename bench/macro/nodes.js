@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../lib/free-port.js'
-import { keelNodeFlags } from '../lib/keel-launch.js'
+import { keelBin, keelNodeFlags } from '../lib/keel-launch.js'
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const CLK_TCK = 100
@@ -39,7 +39,7 @@ export async function startKeel({ dataDir = mkdtempSync(join(tmpdir(), 'keel-ben
   // KEEL_BENCH_NODE_ARGS: extra node flags for profiling the node under load (e.g. --cpu-prof)
   const nodeArgs = (process.env.KEEL_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
   const spawnedAt = performance.now()
-  const proc = spawn(process.execPath, [...keelNodeFlags(), ...nodeArgs, join(repoRoot, 'bin', 'keel.js'), 'start', '--dev', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', String(port), '--metrics-port', '0',
+  const proc = spawn(process.execPath, [...keelNodeFlags(), ...nodeArgs, keelBin, 'start', '--dev', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', String(port), '--metrics-port', '0',
     // one load generator = one client IP: lift the per-IP WebSocket cap for the 1,000-subscriber fan-out
     '--ws-max-connections-per-ip', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''

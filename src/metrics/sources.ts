@@ -51,18 +51,13 @@ export function bindNodeSources(metrics: Metrics, sources: NodeSources): void {
   if (sources.http !== undefined) metrics.http.bind(sources.http)
   const heaps = sources.threadHeaps
   if (heaps !== undefined) {
-    metrics.threads.heapUsed.addCollect((g) => {
-      g.reset()
-      for (const h of heaps()) g.set({ thread: h.thread }, h.usedBytes)
-    })
-    metrics.threads.heapTotal.addCollect((g) => {
-      g.reset()
-      for (const h of heaps()) g.set({ thread: h.thread }, h.totalBytes)
-    })
-    metrics.threads.external.addCollect((g) => {
-      g.reset()
-      for (const h of heaps()) g.set({ thread: h.thread }, h.externalBytes)
-    })
+    const { heapUsed, heapTotal, external } = metrics.threads
+    for (const [gauge, figure] of [[heapUsed, 'usedBytes'], [heapTotal, 'totalBytes'], [external, 'externalBytes']] as const) {
+      gauge.addCollect((g) => {
+        g.reset()
+        for (const h of heaps()) g.set({ thread: h.thread }, h[figure])
+      })
+    }
   }
   metrics.storage.bindDatabaseFolder(sources.databaseFolder)
   if (sources.databaseMemory !== undefined) metrics.storage.bindDatabaseMemory(sources.databaseMemory)
