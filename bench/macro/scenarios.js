@@ -1,22 +1,18 @@
 // The scenarios both nodes run, with one load generator: autocannon for HTTP, ws for WebSocket,
-// fetch for the transfer runs. Each returns { value, unit, calls, errors }; CPU per call is measured
-// around it by run.js.
+// bench/lib/json-rpc.js (node:http, kept-alive connections) for the transfer runs. Each returns
+// { value, unit, calls, errors }; CPU per call is measured around it by run.js.
 
 import autocannon from 'autocannon'
 import { Interface, Wallet, JsonRpcProvider } from 'ethers'
 import { compile } from '../../test/helpers/contracts.js'
 import { devWallet } from '../lib/dev-wallets.js'
+import { rpc } from '../lib/json-rpc.js'
 
 const CHAIN_ID = 24589n
 export const SENDERS = 64
 export const tokenAbi = new Interface(compile().Token.abi)
 
-export async function rpc(url, method, params = []) {
-  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
-  const body = await r.json()
-  if (body.error) throw new Error(`${method}: ${body.error.message}`)
-  return body.result
-}
+export { rpc }
 
 async function waitReceipt(url, hash, deadline) {
   while (Date.now() < deadline) {
@@ -147,6 +143,11 @@ export const uniqueTransferEstimates = (ctx, first = 0) =>
 
 /** 64 senders each submit `perSender` transfers (one in flight per sender), until all are mined. */
 export async function transfers(node, ctx, kind, perSender) {
+  return submitTransfers(node, ctx, kind, await signTransfers(node, ctx, kind, perSender))
+}
+
+/** Each sender's `perSender` signed transfers of `kind` (native or erc20), at its next nonces. */
+export async function signTransfers(node, ctx, kind, perSender) {
   const recipient = (i) => `0x${(0xc0000 + i).toString(16).padStart(40, '0')}`
   const signed = []
   for (let s = 0; s < ctx.senders.length; s++) {
@@ -162,33 +163,50 @@ export async function transfers(node, ctx, kind, perSender) {
     }
     signed.push(list)
   }
+  return signed
+}
+
+/**
+ * Each sender submits its list one transaction at a time, then fetches and checks each of its receipts in
+ * order (polling every 100 ms until mined), all 64 at once. The run ends with the last receipt checked.
+ * `unminedPerSender` (a long run) holds each sender's next submission until the one that many before it
+ * is mined and checked, so that the senders never hold more than the pool takes (5,120 by default).
+ */
+export async function submitTransfers(node, ctx, kind, signed, unminedPerSender = Infinity) {
   let errors = 0
-  const hashes = []
   const started = Date.now()
+  // on the monotonic clock V8's CPU profiles use, in µs: tx-costs.js cuts a node's profile to the run
+  const window = { from: Number(process.hrtime.bigint() / 1000n), submitted: 0 }
+  const deadline = Date.now() + 120_000
   await Promise.all(signed.map(async (list) => {
+    const hashes = []
+    let checked = 0
+    const check = async (h) => {
+      try {
+        const r = await waitReceipt(node.url, h, deadline)
+        if (r.status !== '0x1') errors++
+        else if (kind === 'erc20') ctx.tokenLogs++
+        ctx.mined.hashes.push(h)
+        ctx.mined.blocks.add(r.blockNumber)
+      } catch {
+        errors++
+      }
+    }
     for (const raw of list) {
+      if (hashes.length - checked >= unminedPerSender) await check(hashes[checked++])
       try {
         hashes.push(await rpc(node.url, 'eth_sendRawTransaction', [raw]))
       } catch {
         errors++
       }
     }
+    window.submitted = Math.max(window.submitted, Number(process.hrtime.bigint() / 1000n))
+    while (checked < hashes.length) await check(hashes[checked++])
   }))
-  const deadline = Date.now() + 120_000
-  for (const h of hashes) {
-    try {
-      const r = await waitReceipt(node.url, h, deadline)
-      if (r.status !== '0x1') errors++
-      else if (kind === 'erc20') ctx.tokenLogs++
-      ctx.mined.hashes.push(h)
-      ctx.mined.blocks.add(r.blockNumber)
-    } catch {
-      errors++
-    }
-  }
   const seconds = (Date.now() - started) / 1000
-  const total = signed.length * perSender
-  return { value: Math.round(total / seconds), unit: 'tx/s', calls: total, errors: errors + (total - hashes.length > errors ? total - hashes.length - errors : 0) }
+  window.to = Number(process.hrtime.bigint() / 1000n)
+  const total = signed.reduce((n, list) => n + list.length, 0)
+  return { value: Math.round(total / seconds), unit: 'tx/s', calls: total, window, errors }
 }
 
 /** Sequential eth_chainId round trips over `connections` WebSockets for `duration` seconds. */

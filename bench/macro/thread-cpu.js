@@ -15,26 +15,9 @@
 // garbage collection), and show what that first contact costs. There the load generator's CPU per
 // transfer includes signing it, and shares of a core are not shown (signing is part of the wall time).
 
-import { readdirSync, readFileSync } from 'node:fs'
+import { threadTimes } from '../lib/thread-times.js'
 import { startKeel } from './nodes.js'
 import { BALANCE_BATCH, cannon, prepare, repeatedBalanceOfCall, transfers, uniqueBalanceOfCalls, uniqueTransferEstimates } from './scenarios.js'
-
-const CLK_TCK = 100
-
-function threadTimes(pid) {
-  const out = new Map()
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()
-      out.set(tid, { name, ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK })
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return out
-}
 
 const which = process.argv[2] ?? 'unique'
 const seconds = Number(process.argv[3] ?? 8)
