@@ -45,6 +45,7 @@ export function createMetrics(init: MetricsInit, registry: Registry = new Regist
     threads: {
       heapUsed: register.gauge<'thread'>({ name: 'keel_thread_heap_used_bytes', help: 'V8 heap in use, per thread (main, producer, call-N), reported every 5 s', labelNames: ['thread'] }),
       heapTotal: register.gauge<'thread'>({ name: 'keel_thread_heap_total_bytes', help: 'V8 heap reserved, per thread (main, producer, call-N), reported every 5 s', labelNames: ['thread'] }),
+      heapLive: register.gauge<'thread'>({ name: 'keel_thread_heap_live_bytes', help: 'V8 heap in use just after the thread\'s last full collection (its live objects then; garbage awaiting collection does not count), per thread, reported every 5 s', labelNames: ['thread'] }),
       external: register.gauge<'thread'>({ name: 'keel_thread_external_bytes', help: 'memory outside the V8 heap held by a thread\'s objects (ArrayBuffers), per thread, reported every 5 s', labelNames: ['thread'] }),
     },
     rateLimit: new RateLimitMetrics(register),

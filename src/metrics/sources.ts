@@ -51,11 +51,15 @@ export function bindNodeSources(metrics: Metrics, sources: NodeSources): void {
   if (sources.http !== undefined) metrics.http.bind(sources.http)
   const heaps = sources.threadHeaps
   if (heaps !== undefined) {
-    const { heapUsed, heapTotal, external } = metrics.threads
-    for (const [gauge, figure] of [[heapUsed, 'usedBytes'], [heapTotal, 'totalBytes'], [external, 'externalBytes']] as const) {
+    const { heapUsed, heapTotal, heapLive, external } = metrics.threads
+    for (const [gauge, figure] of [[heapUsed, 'usedBytes'], [heapTotal, 'totalBytes'], [heapLive, 'liveBytes'], [external, 'externalBytes']] as const) {
       gauge.addCollect((g) => {
         g.reset()
-        for (const h of heaps()) g.set({ thread: h.thread }, h[figure])
+        for (const h of heaps()) {
+          const value = h[figure]
+          // no full collection yet: no live size to report
+          if (value !== undefined) g.set({ thread: h.thread }, value)
+        }
       })
     }
   }

@@ -278,6 +278,31 @@ test('eth_call runs through the call pool and is measured there', async () => {
   )
 })
 
+test('each thread reports its heap: in use, reserved, outside the heap and live after a full collection', async () => {
+  // the workers report every 5 s
+  let m
+  const deadline = Date.now() + 15_000
+  const threadsOf = (families) => new Set(samples(families, 'keel_thread_heap_used_bytes').map((s) => s.labels.thread))
+  do {
+    m = await scrape(node.metricsUrl)
+    const threads = threadsOf(m)
+    if (threads.has('producer') && [...threads].some((t) => t.startsWith('call-'))) break
+    await sleep(500)
+  } while (Date.now() < deadline)
+  const threads = [...threadsOf(m)]
+  assert.ok(threads.includes('main') && threads.includes('producer') && threads.some((t) => t.startsWith('call-')), `threads reported: ${threads.join(', ')}`)
+  for (const thread of threads) {
+    const used = value(m, 'keel_thread_heap_used_bytes', { thread })
+    const reserved = value(m, 'keel_thread_heap_total_bytes', { thread })
+    assert.ok(used > 1_000_000 && used <= reserved, `${thread}: ${used} in use of ${reserved}`)
+    assert.ok(value(m, 'keel_thread_external_bytes', { thread }) > 0, `${thread}: external bytes`)
+    // a thread without a full collection yet has no live size
+    for (const live of samples(m, 'keel_thread_heap_live_bytes', { thread })) {
+      assert.ok(live.value > 1_000_000 && live.value <= reserved, `${thread}: live ${live.value} of ${reserved}`)
+    }
+  }
+})
+
 test('rate limiter decisions and tracked clients', async () => {
   const limited = await startNode({ args: ['--rate-limit', '1', '--rate-burst', '3'] })
   try {
