@@ -55,11 +55,11 @@ export async function startKeel({ dataDir = mkdtempSync(join(tmpdir(), 'keel-ben
   return { name: 'keel', url, wsUrl: `ws://127.0.0.1:${port}`, pid: proc.pid, startMs, stop: () => stop(proc, () => rmSync(dataDir, { recursive: true, force: true })) }
 }
 
-export async function startAnvil() {
+export async function startAnvil({ args = [] } = {}) {
   const port = await freePort()
   const bin = join(repoRoot, 'node_modules', '.bin', 'anvil')
   const spawnedAt = performance.now()
-  const proc = spawn(bin, ['--chain-id', '24589', '--block-time', '1', '--port', String(port), '--host', '127.0.0.1', '--silent'], { stdio: 'ignore' })
+  const proc = spawn(bin, ['--chain-id', '24589', '--block-time', '1', '--port', String(port), '--host', '127.0.0.1', '--silent', ...args], { stdio: 'ignore' })
   const url = `http://127.0.0.1:${port}`
   const startMs = await waitForRpc(url, proc, 30_000, spawnedAt)
   return { name: 'anvil', url, wsUrl: `ws://127.0.0.1:${port}`, pid: proc.pid, startMs, stop: () => stop(proc) }

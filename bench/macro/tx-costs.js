@@ -7,7 +7,7 @@
 // V8's own) are read from /proc/PID/task.
 //
 //   npm run build && node bench/macro/tx-costs.js [--per-sender 40] [--with-anvil] [--no-profile]
-//                      [--unmined-per-sender N] [--interval-us 250] [--profiles DIR]
+//                      [--unmined-per-sender N] [--gas-limit GAS] [--interval-us 250] [--profiles DIR]
 //
 // For native, then ERC20 transfers: a warm-up run (V8 compiles the paths), then the measured run. Prints the
 // rates (to the last receipt checked as the bench counts, to the last submission answered, to the block
@@ -16,14 +16,17 @@
 // every thread's CPU.
 //   --unmined-per-sender N  a long run: a sender's next submission waits until the one N before it is
 //                   mined (64 x N stays under the pool's 5,120); `--per-sender 400 --unmined-per-sender 64`
+//   --gas-limit GAS the blocks' gas limit on both nodes (a genesis file for Keel, --gas-limit for anvil):
+//                   with 1-s blocks the defaults (Keel 60M, anvil 30M) cap the mined rate of a long run
 //   --with-anvil    the same runs against anvil (--block-time 1, as the macro bench), after Keel's
 //   --no-profile    Keel without the profiler (its sampling threads cost ~10% of the node's CPU)
 //   --profiles DIR  keeps the .cpuprofile files (the whole process lifetime; Chrome DevTools opens them)
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import WebSocket from 'ws'
+import { devGenesis } from '../../dist/chain/genesis.js'
 import { parsePrometheusText, total } from '../../test/helpers/prom.js'
 import { freePort } from '../lib/free-port.js'
 import { threadTimes } from '../lib/thread-times.js'
@@ -44,6 +47,9 @@ const KEEP = opt('--profiles', undefined)
 const PROFILE = !process.argv.includes('--no-profile')
 // the same runs against anvil (--block-time 1, as in the macro bench), without a profile
 const WITH_ANVIL = process.argv.includes('--with-anvil')
+// the blocks' gas limit (Keel's --dev genesis: 60M, anvil's default: 30M): with 1-s blocks it caps the
+// rate at gas limit / gas a transfer (60M: 2,857 native or ~1,167 ERC20 a second)
+const GAS_LIMIT = opt('--gas-limit', undefined)
 
 // Stages by the file a frame runs in (dist paths and dependencies), the first match wins. Files not named
 // here are utilities and count for their caller's stage.
@@ -200,7 +206,13 @@ function rates(name, { kind, run, warmRate, genMs, minedAt }, threads) {
 const profDir = KEEP ?? mkdtempSync(join(tmpdir(), 'keel-tx-costs-'))
 if (PROFILE) process.env.KEEL_BENCH_NODE_ARGS = `--cpu-prof --cpu-prof-dir ${profDir} --cpu-prof-interval ${INTERVAL_US}`
 const metricsPort = await freePort()
-const node = await startKeel({ args: ['--metrics-port', String(metricsPort)] })
+const keelArgs = ['--metrics-port', String(metricsPort)]
+if (GAS_LIMIT !== undefined) {
+  const genesis = join(mkdtempSync(join(tmpdir(), 'keel-genesis-')), 'genesis.json')
+  writeFileSync(genesis, JSON.stringify({ ...devGenesis(24589), gasLimit: `0x${BigInt(GAS_LIMIT).toString(16)}` }))
+  keelArgs.push('--genesis', genesis)
+}
+const node = await startKeel({ args: keelArgs })
 let keel
 try {
   keel = await measure(node, metricsPort)
@@ -210,7 +222,7 @@ try {
 delete process.env.KEEL_BENCH_NODE_ARGS
 let anvil
 if (WITH_ANVIL) {
-  const a = await startAnvil()
+  const a = await startAnvil({ args: GAS_LIMIT === undefined ? [] : ['--gas-limit', String(GAS_LIMIT)] })
   try {
     anvil = await measure(a)
   } finally {
