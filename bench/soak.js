@@ -222,13 +222,9 @@ async function main() {
     const after = rows.filter((r) => r.minute >= WARMUP_MINUTES)
     const verdicts = []
     for (const key of memory) {
-      if (after.length < 3) {
-        verdicts.push({ series: key, verdict: `not tested: ${after.length} samples after the ${WARMUP_MINUTES}-minute warm-up` })
-        continue
-      }
       const known = after.filter((r) => Number.isFinite(r[key]))
       if (known.length < 3) {
-        verdicts.push({ series: key, verdict: `not tested: ${known.length} samples after the warm-up (no full collection yet)` })
+        verdicts.push({ series: key, verdict: `not tested: ${known.length} samples after the ${WARMUP_MINUTES}-minute warm-up (a live heap has none before its thread's first full collection)` })
         continue
       }
       const whole = slope(known.map((r) => r.minute), known.map((r) => r[key]))

@@ -185,7 +185,7 @@ async function measure(node, metricsPort) {
   return { runs, peakRss }
 }
 
-function rates(name, { kind, run, warmRate, genMs, minedAt }, threads) {
+function rates(name, { kind, run, warmRate, genMs, minedAt, threads }) {
   const n = run.calls
   const { from, submitted, to } = run.window
   const rate = (us) => Math.round(n / (us / 1e6))
@@ -232,8 +232,8 @@ if (WITH_ANVIL) {
 console.log('rates: tx/s (bench) to the last receipt checked, as the macro bench counts; submitted: to the last')
 console.log('submission answered; mined: to the announcement of the block holding the last transfer')
 console.table([
-  ...keel.runs.map((r) => rates('keel', r, r.threads)),
-  ...(anvil?.runs ?? []).map((r) => rates('anvil', r, r.threads)),
+  ...keel.runs.map((r) => rates('keel', r)),
+  ...(anvil?.runs ?? []).map((r) => rates('anvil', r)),
 ])
 console.log(`peak RSS over the runs: Keel ${Math.round(keel.peakRss)} MiB${anvil ? `, anvil ${Math.round(anvil.peakRss)} MiB` : ''}`)
 
