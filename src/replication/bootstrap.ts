@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { connect } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/transport-node'
 import { Objm } from '@nats-io/obj'
+import type { ObjectStore } from '@nats-io/obj'
 import { openChainLevel } from '../chain/store/level.js'
 import { decodeHead, Keys } from '../chain/store/schema.js'
 import type { KeelConfig } from '../config/types.js'
@@ -18,8 +19,13 @@ import type { SnapshotAnswer } from './snapshot-service.js'
 
 const REQUEST_TIMEOUT_MS = 10_000
 const RETRY_MS = 1_000
-/** How long a replica waits for the producer to finish writing a snapshot before asking again. */
-const OBJECT_WAIT_MS = 10 * 60_000
+/**
+ * While the object is not there yet the replica asks again this often: a producer whose write failed
+ * (or that restarted) starts a new one, one still writing answers with the same name.
+ */
+const REASK_MS = 5_000
+/** A download that delivers no bytes for this long is dropped and the replica asks again. */
+const STALL_MS = 20_000
 
 /** Whether the data folder holds a chain with a head. */
 export async function hasChain(dataDir: string): Promise<boolean> {
@@ -42,11 +48,12 @@ export async function bootstrapReplica(config: KeelConfig, logger: Logger, { rep
   const started = performance.now()
   const nc = await connectWithRetry(config.streamUrl!, logger)
   try {
+    const os = await new Objm(nc).create(snapshotBucket(config.chainId))
     for (;;) {
-      const answer = await requestSnapshot(nc, config.chainId, logger)
+      const answer = await awaitSnapshot(nc, os, config.chainId, logger)
       const target = join(config.dataDir, 'chain.bootstrap')
       rmSync(target, { recursive: true, force: true })
-      const keys = await download(nc, config.chainId, answer, target, logger)
+      const keys = await download(os, answer, target, logger)
       if (keys === undefined) continue
       const head = await headOf(target)
       if (head !== BigInt(answer.head)) throw new Error(`the snapshot restored to block ${head}, not the announced ${answer.head}`)
@@ -81,7 +88,6 @@ async function requestSnapshot(nc: NatsConnection, chainId: number, logger: Logg
       const reply = await nc.request(snapshotSubject(chainId), '', { timeout: REQUEST_TIMEOUT_MS })
       const answer = reply.json<SnapshotAnswer & { error?: string }>()
       if (answer.error !== undefined) throw new Error(answer.error)
-      logger.info('the producer is writing a snapshot for this replica', { name: answer.name, head: answer.head })
       return answer
     } catch (err) {
       if (!told) logger.warn('no producer answers snapshot requests yet; asking again', { err: (err as Error).message })
@@ -91,28 +97,76 @@ async function requestSnapshot(nc: NatsConnection, chainId: number, logger: Logg
   }
 }
 
-/** The snapshot restored into `target`: its key count, or undefined when it did not appear in time. */
-async function download(nc: NatsConnection, chainId: number, answer: SnapshotAnswer, target: string, logger: Logger): Promise<number | undefined> {
-  const os = await new Objm(nc).create(snapshotBucket(chainId))
-  const deadline = Date.now() + OBJECT_WAIT_MS
+/**
+ * The answer of a snapshot that is complete in the object store. While it is not, the replica asks again
+ * every REASK_MS and follows the name the producer answers with.
+ */
+async function awaitSnapshot(nc: NatsConnection, os: ObjectStore, chainId: number, logger: Logger): Promise<SnapshotAnswer> {
+  let answer = await requestSnapshot(nc, chainId, logger)
+  logger.info('the producer is writing a snapshot for this replica', { name: answer.name, head: answer.head })
+  let asked = Date.now()
   while ((await os.info(answer.name)) === null) {
-    if (Date.now() > deadline) {
-      logger.warn('the producer\'s snapshot did not appear; asking again', { name: answer.name })
-      return undefined
+    if (Date.now() - asked >= REASK_MS) {
+      const again = await requestSnapshot(nc, chainId, logger)
+      if (again.name !== answer.name) logger.warn('the producer now writes another snapshot; waiting for that one', { was: answer.name, name: again.name })
+      answer = again
+      asked = Date.now()
     }
     await new Promise((resolve) => setTimeout(resolve, 250))
   }
+  return answer
+}
+
+/**
+ * The snapshot restored into `target`: its key count, or undefined when it is gone or its bytes stopped
+ * coming (the producer replaced it while it was read), and the replica asks again.
+ */
+async function download(os: ObjectStore, answer: SnapshotAnswer, target: string, logger: Logger): Promise<number | undefined> {
   const result = await os.get(answer.name)
   if (result === null) return undefined
+  const stalled = new AbortController()
   const level = await openChainLevel(target)
   try {
-    const keys = await restoreSnapshot(result.data, level)
+    const keys = await restoreSnapshot(watchStall(result.data, STALL_MS, stalled), level)
     const failed = await result.error
     if (failed) throw failed
     return keys
+  } catch (err) {
+    if (!stalled.signal.aborted) throw err
+    logger.warn('the snapshot stopped arriving; asking again', { name: answer.name, afterMs: STALL_MS })
+    return undefined
   } finally {
     await level.close()
   }
+}
+
+/** `stream`, failing once no chunk has arrived for `ms` (and aborting `signal` to say why). */
+function watchStall(stream: ReadableStream<Uint8Array>, ms: number, stalled: AbortController): ReadableStream<Uint8Array> {
+  const reader = stream.getReader()
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let timer: NodeJS.Timeout | undefined
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          stalled.abort()
+          reject(new Error(`no snapshot bytes for ${ms} ms`))
+        }, ms)
+      })
+      try {
+        const { value, done } = await Promise.race([reader.read(), timeout])
+        if (done) controller.close()
+        else controller.enqueue(value)
+      } catch (err) {
+        reader.cancel().catch(() => {})
+        controller.error(err)
+      } finally {
+        clearTimeout(timer)
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason)
+    },
+  })
 }
 
 async function headOf(dir: string): Promise<bigint> {

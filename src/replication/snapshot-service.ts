@@ -2,7 +2,8 @@
 // fell out of the stream's retention): on a request on keel.snapshot.<chain id> it puts a snapshot of its
 // database into the JetStream object store KEEL_SNAPSHOTS_<chain id> and answers with the object's name
 // at once; the replica waits for the object to be complete. Requests while one is being written get the
-// same name; once written, older snapshots are deleted. Runs on the producer thread, reading only.
+// same name, and one for a head already written names that one; older snapshots are deleted once two
+// minutes old (a replica may be reading one). Runs on the producer thread, reading only.
 
 import { connect } from '@nats-io/transport-node'
 import type { Msg, NatsConnection } from '@nats-io/transport-node'
@@ -18,6 +19,8 @@ export interface SnapshotAnswer {
 }
 
 const RETRY_MS = 1_000
+/** An older snapshot is deleted only once it is this old: a replica may still be reading it. */
+const KEEP_OLD_MS = 2 * 60_000
 
 export class SnapshotService {
   private nc: NatsConnection | undefined
@@ -63,10 +66,18 @@ export class SnapshotService {
       try {
         const { name, head, hash } = await answer
         const os = await new Objm(this.nc!).create(snapshotBucket(this.opts.chainId), { storage: StorageType.File })
+        // the same head as a snapshot already written (a replica asking again): writing it anew would
+        // replace the chunks under a replica reading them
+        if ((await os.info(name)) !== null) {
+          await snapshot.close()
+          return
+        }
         const started = performance.now()
         const info = await os.put({ name, metadata: { head, hash } }, snapshotStream(level, snapshot))
         logger.info('snapshot written for replicas', { name, bytes: info.size, ms: Math.round(performance.now() - started) })
-        for (const old of await os.list()) if (old.name !== name && !old.deleted) await os.delete(old.name)
+        for (const old of await os.list()) {
+          if (old.name !== name && !old.deleted && Date.now() - Date.parse(old.mtime) > KEEP_OLD_MS) await os.delete(old.name)
+        }
       } catch (err) {
         await snapshot.close().catch(() => {})
         logger.error('snapshot for replicas failed', { err })

@@ -70,11 +70,11 @@ for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]
  */
 
 /**
- * @param {{args?: string[], dataDir?: string, dev?: boolean, blockTime?: number}} [options]
+ * @param {{args?: string[], dataDir?: string, dev?: boolean, blockTime?: number, readyTimeoutMs?: number}} [options]
  * @returns {Promise<NodeHandle>}
  */
 export async function startNode(options = {}) {
-  const { args = [], dev = true, blockTime = 1 } = options
+  const { args = [], dev = true, blockTime = 1, readyTimeoutMs = READY_TIMEOUT_MS } = options
   let dataDir = options.dataDir
   let ownsDataDir = false
   if (dataDir === undefined) {
@@ -82,7 +82,7 @@ export async function startNode(options = {}) {
     ownsDataDir = true
     ownedDirs.add(dataDir)
   }
-  return launch({ args, dev, blockTime, dataDir, ownsDataDir })
+  return launch({ args, dev, blockTime, dataDir, ownsDataDir, readyTimeoutMs })
 }
 
 function commandFor({ args, dev, blockTime, dataDir }) {
@@ -161,8 +161,8 @@ function launch(spec, previousExit) {
     }
     const timer = setTimeout(() => {
       proc.kill('SIGKILL')
-      fail(new Error(describe(`node did not print its listening line within ${READY_TIMEOUT_MS} ms`)))
-    }, READY_TIMEOUT_MS)
+      fail(new Error(describe(`node did not print its listening line within ${spec.readyTimeoutMs} ms`)))
+    }, spec.readyTimeoutMs)
 
     proc.once('error', (err) => fail(new Error(describe(`could not spawn the node: ${err.message}`))))
     exited.then(({ code, signal }) => {

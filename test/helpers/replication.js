@@ -23,11 +23,12 @@ export function startProducer(nats, genesis, { blockTime = 0, args = [], dataDir
 }
 
 /** A replica that starts from the producer's snapshot, or from `genesis` when given. */
-export function startReplica(nats, producer, { genesis, args = [], dataDir } = {}) {
+export function startReplica(nats, producer, { genesis, args = [], dataDir, readyTimeoutMs } = {}) {
   return startNode({
     dev: false,
     blockTime: 1,
     dataDir,
+    readyTimeoutMs,
     args: [
       '--replica', '--stream-url', nats.url, '--producer-url', producer.url, '--rate-limit', '0',
       ...(genesis === undefined ? [] : ['--genesis', genesis]),

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { connect, headers } from '@nats-io/transport-node'
 import { jetstream, jetstreamManager } from '@nats-io/jetstream'
+import { Objm } from '@nats-io/obj'
 import { getBytes, keccak256, Wallet } from 'ethers'
 import { RLP } from '@ethereumjs/rlp'
 import { decodeBlockMessage, encodeBlockMessage } from '../../dist/replication/block-message.js'
@@ -12,7 +13,7 @@ import { startNats } from '../helpers/nats.js'
 import { CHAIN_ID, DEV_ADDRESSES, DEV_KEYS } from '../helpers/node.js'
 import { assertSameChain, ready, startProducer, startReplica, waitForHead, writeGenesis } from '../helpers/replication.js'
 import { scrape, value } from '../helpers/prom.js'
-import { rpc, rpcResult, sleep } from '../helpers/rpc.js'
+import { rpc, rpcResult, sleep, withTimeout } from '../helpers/rpc.js'
 
 const STREAM = `KEEL_BLOCKS_${CHAIN_ID}`
 const SUBJECT = `keel.blocks.${CHAIN_ID}`
@@ -195,6 +196,69 @@ describe("behind the stream's retention", () => {
     // the process restarted its node in place: the metrics listener is a new one, on the line printed again
     const metricsUrl = [...replica.stdout().matchAll(/^keel: metrics on (\S+)$/gm)].at(-1)[1]
     assert.equal(value(await scrape(metricsUrl), 'keel_replica_bootstraps_total'), 1)
+  })
+})
+
+describe('a snapshot that never comes', () => {
+  let nats, nc, producer, replica
+  before(async () => {
+    nats = await startNats()
+    nc = await connect({ servers: nats.url })
+  })
+  after(async () => {
+    await replica?.stop()
+    await producer?.stop()
+    await nc?.close()
+    await nats?.close()
+  })
+
+  /** Answers the next snapshot request itself, as a producer would that then died (or whose write failed). */
+  function answerOnce(answer) {
+    return new Promise((resolve) => {
+      nc.subscribe(`keel.snapshot.${CHAIN_ID}`, {
+        queue: 'keel-producer',
+        max: 1,
+        callback: (err, msg) => {
+          if (err === null) msg.respond(JSON.stringify(answer))
+          resolve()
+        },
+      })
+    })
+  }
+
+  test("a replica told of a snapshot that is never written asks again and restores the (restarted) producer's", async () => {
+    const asked = answerOnce({ name: 'block-999', head: '999', hash: `0x${'ab'.repeat(32)}` })
+    // the producer is not up yet: the replica's first request reaches only the answer above
+    const starting = startReplica(nats, { url: 'http://127.0.0.1:9' })
+    await withTimeout(asked, 15_000, 'the replica asks for a snapshot')
+    producer = await startProducer(nats, writeGenesis(), { blockTime: 1 })
+    replica = await starting
+    assert.match(replica.stderr(), /the producer now writes another snapshot; waiting for that one.*"was":"block-999"/)
+    assert.match(replica.stderr(), /replica restored the producer's snapshot/)
+    await assertSameChain(producer, replica)
+  })
+
+  test('a replica whose snapshot stops arriving mid-read drops it and asks again', async () => {
+    await replica.stop()
+    replica = undefined
+    // an object whose metadata is complete but whose chunks are gone: a read of it waits for bytes forever
+    const os = await new Objm(nc).create(`KEEL_SNAPSHOTS_${CHAIN_ID}`)
+    const info = await os.putBlob({ name: 'block-gone' }, new Uint8Array(4096).fill(7))
+    const jsm = await jetstreamManager(nc)
+    await jsm.streams.purge(`OBJ_KEEL_SNAPSHOTS_${CHAIN_ID}`, { filter: `$O.KEEL_SNAPSHOTS_${CHAIN_ID}.C.${info.nuid}` })
+    assert.notEqual(await os.info('block-gone'), null)
+    // the producer would answer too: out of the queue group's draw until the replica has asked (kill -9
+    // keeps its data folder for the restart)
+    await producer.kill9()
+    const asked = answerOnce({ name: 'block-gone', head: '1', hash: `0x${'cd'.repeat(32)}` })
+    // it waits STALL_MS (20 s) for bytes before it asks again
+    const starting = startReplica(nats, { url: 'http://127.0.0.1:9' }, { readyTimeoutMs: 60_000 })
+    await withTimeout(asked, 15_000, 'the replica asks for a snapshot')
+    producer = await producer.restart()
+    replica = await starting
+    assert.match(replica.stderr(), /the snapshot stopped arriving; asking again.*"name":"block-gone"/)
+    assert.match(replica.stderr(), /replica restored the producer's snapshot/)
+    await assertSameChain(producer, replica)
   })
 })
 
