@@ -4,17 +4,20 @@
 // index, which ots_searchTransactions* reads), and the contracts created with their direct creator.
 //
 // @ethereumjs reports each message (beforeMessage / afterMessage, newContract) but not SELFDESTRUCT, nor a
-// call that fails before its frame starts (value above the caller's balance, the depth limit), which
-// geth's and Erigon's tracers still enter; so the recorder runs the EVM on a copy of its opcode table with
-// those handlers wrapped (a call's target is recorded as the opcode runs). A frame is
+// call or creation that fails before its frame starts (value above the caller's balance, the depth
+// limit), which geth's and Erigon's tracers still enter; so the recorder runs the EVM on a copy of its
+// opcode table with those handlers wrapped (a call's target is recorded as the opcode runs, a creation's
+// address, worked out as @ethereumjs and geth do before their checks, once its handler returns). A frame is
 // recorded as it starts, whatever its outcome (as Erigon's tracer records it on entry); a creation
 // counts only if no frame above it failed, since a reverted creation leaves no contract.
 
 import type { EVM, EVMResult, Message } from '@ethereumjs/evm'
+import { bigIntToBytes, generateAddress, generateAddress2, setLengthLeft } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { listen, stackAddress, wrapOpcodes } from '../exec/trace/tracer.js'
-import { CALL, CALLCODE, DELEGATECALL, SELFDESTRUCT, STATICCALL } from '../exec/trace/opcodes.js'
+import type { OpRunState } from '../exec/trace/tracer.js'
+import { CALL, CALLCODE, CREATE, CREATE2, DELEGATECALL, SELFDESTRUCT, STATICCALL } from '../exec/trace/opcodes.js'
 
 /** One transaction's part of the indexes. */
 export interface TxFrames {
@@ -61,12 +64,21 @@ export class FrameRecorder {
     if (this.evm === evm && (evm as unknown as OpcodeTable)._opcodeMap === this.table) return
     this.detach()
     this.evm = evm
-    this.restore = wrapOpcodes(evm, [SELFDESTRUCT, CALL, CALLCODE, DELEGATECALL, STATICCALL], (op, run) =>
+    this.restore = wrapOpcodes(evm, [SELFDESTRUCT, CALL, CALLCODE, DELEGATECALL, STATICCALL, CREATE, CREATE2], (op, run) =>
       op === SELFDESTRUCT
         ? (runState, common) => {
             // the beneficiary, on top of the stack
             if (this.recording) this.add(stackAddress(runState.stack.peek(1)[0]).bytes)
             return run(runState, common)
+          }
+        : op === CREATE || op === CREATE2
+        ? async (runState, common) => {
+            if (!this.recording) return run(runState, common)
+            // read before the handler, which raises the creator's nonce; added once it returns, since a
+            // handler that traps (init code over the size limit) enters no frame in geth either
+            const target = creationTarget(op, runState)
+            await run(runState, common)
+            this.add(target)
           }
         : (runState, common) => {
             // the target, below the gas
@@ -196,6 +208,15 @@ export function recordTransactions(vm: VM, recorder: FrameRecorder): () => void 
 }
 
 const ADDRESS_BYTES = 20
+
+/** The address a CREATE or CREATE2 about to run creates, from the stack, memory and the creator's nonce. */
+function creationTarget(op: number, runState: OpRunState): Uint8Array {
+  const env = runState.interpreter._env
+  if (op === CREATE) return generateAddress(env.address.bytes, bigIntToBytes(env.contract.nonce))
+  const [, offset, length, salt] = runState.stack.peek(4)
+  const code = length === 0n ? new Uint8Array(0) : runState.memory.read(Number(offset), Number(length), true)
+  return generateAddress2(env.address.bytes, setLengthLeft(bigIntToBytes(salt), 32), code)
+}
 
 /** Whether two 20-byte addresses are the same. */
 export function sameAddress(a: Uint8Array, b: Uint8Array): boolean {

@@ -1,12 +1,13 @@
-// A call that fails before its frame starts (more value than the caller holds) still makes its target
-// appear in the transaction's history, as geth's and Erigon's tracers enter such a call: the explorer's
-// address index records a CALL's target as the opcode runs, not only the frames @ethereumjs reports. A
+// A call or creation that fails before its frame starts (more value than the caller holds) still makes
+// its target appear in the transaction's history, as geth's and Erigon's tracers enter such a call: the
+// explorer's address index records a CALL's target and a CREATE's address as the opcode runs, not only
+// the frames @ethereumjs reports. A
 // SELFDESTRUCT in a static frame fails in its gas check, before its handler runs: its beneficiary is not
 // in the history.
 
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { Wallet, getCreateAddress } from 'ethers'
+import { Wallet, getCreate2Address, getCreateAddress, keccak256, zeroPadValue } from 'ethers'
 import { CHAIN_ID, DEV_KEYS, startNode } from '../helpers/node.js'
 import { rpcResult } from '../helpers/rpc.js'
 
@@ -51,6 +52,20 @@ test('the target of a call that failed for want of balance is in the address ind
   for (const address of [TARGET, OTHER]) assert.deepEqual(await history(address), [hash], address)
   // an address no opcode named has no history
   assert.deepEqual(await history('0x00000000000000000000000000000000000b0b00'), [])
+})
+
+test('the address a CREATE or CREATE2 would have made, when it fails for want of balance, is in the address index', async () => {
+  const wallet = new Wallet(DEV_KEYS[9])
+  // init code that CREATEs with 1 wei and empty code (length 0, offset 0, value 1), then CREATE2s the same
+  // with salt 42, while the contract being created holds nothing: both fail at once, no frame
+  const { hash, receipt } = await send(wallet, 0, '0x600060006001f050602a600060006001f55000')
+  assert.equal(receipt.status, '0x1')
+  const creator = getCreateAddress({ from: wallet.address, nonce: 0 })
+  // a contract's nonce starts at 1 (EIP-161), and a failed CREATE does not raise it
+  const created = getCreateAddress({ from: creator, nonce: 1 })
+  const created2 = getCreate2Address(creator, zeroPadValue('0x2a', 32), keccak256('0x'))
+  for (const address of [created, created2]) assert.deepEqual(await history(address), [hash], address)
+  for (const address of [created, created2]) assert.equal(await rpcResult(node.url, 'eth_getCode', [address, 'latest']), '0x')
 })
 
 test('the beneficiary of a SELFDESTRUCT in a static frame is not in the address index', async () => {

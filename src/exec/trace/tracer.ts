@@ -135,7 +135,7 @@ export interface OpRunState {
   messageGasLimit?: bigint
   interpreter: {
     _result: { logs: [Uint8Array, Uint8Array[], Uint8Array][] }
-    _env: { address: { bytes: Uint8Array; toString(): string }; contract: { balance: bigint }; isStatic: boolean; depth: number }
+    _env: { address: { bytes: Uint8Array; toString(): string }; contract: { balance: bigint; nonce: bigint }; isStatic: boolean; depth: number }
   }
 }
 
