@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { startAdminSocket } from './admin/admin-socket.js'
 import type { ProducerClient, ProducerReady } from './chain/producer-client.js'
 import { openChainLevel } from './chain/store/level.js'
+import { indexedFrom } from './indexes/progress.js'
 import { EIP7825_TX_GAS_CAP } from './chain/tx-intake.js'
 import { startIntakeWarmUp } from './chain/intake-warm-up.js'
 import { ChainView } from './chain/view.js'
@@ -241,6 +242,7 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
       databaseFolder: join(config.dataDir, 'chain'),
       // every thread's handle shares one LevelDB instance (multithreading): this one's figure is the process's
       databaseMemory: () => Number(level.getProperty('leveldb.approximate-memory-usage')),
+      indexedFrom: () => indexedFrom(level),
     })
     if (access.rateLimiter !== undefined) metrics.rateLimit.observe(access.rateLimiter)
     metrics.filters.observe(filters)

@@ -11,6 +11,7 @@ import { RateLimitMetrics } from './ratelimit.js'
 import { MetricsRegistry } from './registry.js'
 import { RpcMetrics } from './rpc.js'
 import { StorageMetrics } from './storage.js'
+import { IndexMetrics } from './indexes.js'
 import { StreamMetrics } from './stream.js'
 import { TxPoolMetrics } from './txpool.js'
 import { WsMetrics } from './ws.js'
@@ -54,6 +55,7 @@ export function createMetrics(init: MetricsInit, registry: Registry = new Regist
     txpool: new TxPoolMetrics(register),
     callPool: new CallPoolMetrics(register),
     storage: new StorageMetrics(register),
+    indexes: new IndexMetrics(register),
     stream: new StreamMetrics(register),
   }
 }

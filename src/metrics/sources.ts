@@ -24,6 +24,8 @@ export interface NodeSources {
   databaseFolder: string
   /** LevelDB's own estimate of the memory it holds (memtables and block cache) */
   databaseMemory?: () => number
+  /** the lowest block from which the explorer's indexes are complete (indexes/progress.ts) */
+  indexedFrom?: () => Promise<bigint | undefined>
 }
 
 /** A scrape asks the producer thread once for both txpool gauges, and gives up after this long. */
@@ -65,6 +67,7 @@ export function bindNodeSources(metrics: Metrics, sources: NodeSources): void {
   }
   metrics.storage.bindDatabaseFolder(sources.databaseFolder)
   if (sources.databaseMemory !== undefined) metrics.storage.bindDatabaseMemory(sources.databaseMemory)
+  if (sources.indexedFrom !== undefined) metrics.indexes.bindCompleteFrom(sources.indexedFrom)
 }
 
 function withTimeout<T>(promise: Promise<T>): Promise<T> {

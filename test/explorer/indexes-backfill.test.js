@@ -17,6 +17,7 @@ import { openChainLevel } from '../../dist/chain/store/level.js'
 import { Keys, Prefix } from '../../dist/chain/store/schema.js'
 import { startNode } from '../helpers/node.js'
 import { rpc, rpcResult, sleep } from '../helpers/rpc.js'
+import { scrape, value } from '../helpers/prom.js'
 import { BENEFICIARY, HISTORY, RELAY_SINK, buildExplorerChain, keelSeal } from './explorer-chain.js'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'keel-indexes-'))
@@ -77,6 +78,7 @@ test('the indexes of blocks written without them are built in the background, en
   assert.deepEqual((await rpcResult(node.url, 'ots_searchTransactionsBefore', [BENEFICIARY, 0, 25])).txs.map((t) => t.hash), [chain.tx.makeAndKill])
   assert.equal((await rpcResult(node.url, 'ots_searchTransactionsAfter', [HISTORY, 0, 25])).txs.length, 30)
   assert.deepEqual(await rpcResult(node.url, 'ots_getContractCreator', [chain.kept]), { hash: chain.tx.make, creator: chain.factory })
+  assert.equal(value(await scrape(node.metricsUrl), 'keel_indexes_complete_from_block'), 1)
   await node.stop()
   node = undefined
 
@@ -104,6 +106,7 @@ test('while older blocks are not indexed, the address history says how far the i
   assert.equal(before.error.code, -32000)
   assert.equal(before.error.message, "the explorer's indexes are being built: they reach back to block 2, older blocks are not indexed yet; ask again once they are")
   assert.match((await rpc(node.url, 'ots_searchTransactionsAfter', [pacerSink, 0, 25])).error.message, /reach back to block 2/)
+  assert.equal(value(await scrape(node.metricsUrl), 'keel_indexes_complete_from_block'), 2)
   // a page that ends above the mark is whole: the newest of HISTORY's transactions
   const newest = await rpcResult(node.url, 'ots_searchTransactionsBefore', [HISTORY, 0, 25])
   assert.equal(newest.txs.length, 32)
