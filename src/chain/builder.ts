@@ -124,6 +124,13 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
         sinceYield = 0
         await eventLoopTurn()
       }
+      if (ptx.gasLimit > input.gasLimit) {
+        // more gas than a whole block has (the limit moved down, --block-gas-limit): it can never be
+        // mined, and geth's pool drops it too
+        invalid.push(ptx)
+        candidates.pop()
+        continue
+      }
       if (gasUsed + ptx.gasLimit > input.gasLimit) {
         // keep nonce order: later transactions of this sender wait for the next block
         candidates.pop()

@@ -19,6 +19,7 @@ import { blockHashSource } from '../evm/block-hashes.js'
 import { FixedMerkleStateManager } from '../evm/state-manager.js'
 import { RpcError, toShape } from '../errors.js'
 import { encodeBody } from './body.js'
+import { nextGasLimit } from './gas-limit.js'
 import { genesisHeader } from './genesis-header.js'
 import type { BuiltBlock } from './builder.js'
 import type { BlockVM } from './block-vm.js'
@@ -460,7 +461,7 @@ export class Producer {
         candidates,
         timestamp,
         coinbase: this.coinbase,
-        gasLimit: parent.gasLimit,
+        gasLimit: nextGasLimit(parent.gasLimit, this.config.blockGasLimit),
         extraData: this.extraData,
         plainTransfers: this.options.plainTransfers,
         frames: this.frames,

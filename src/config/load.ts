@@ -17,6 +17,7 @@ import {
 } from './options.js'
 import type { Option, OptionKey } from './options.js'
 import type { KeelConfig } from './types.js'
+import { MIN_GAS_LIMIT } from '../chain/gas-limit.js'
 
 /** KEEL_ variables that are not settings: the keystore passphrase of the operator commands. */
 const NON_OPTION_ENV: ReadonlySet<string> = new Set(['KEEL_PASSPHRASE'])
@@ -103,6 +104,7 @@ export function loadConfig(input: LoadConfigInput): KeelConfig {
   }
   applyEmptyBlockPeriod(config, setBy)
   checkStateHistory(config, setBy)
+  checkBlockGasLimit(config, setBy)
   checkReplication(config, setBy)
   return config as unknown as KeelConfig
 }
@@ -182,6 +184,16 @@ function checkStateHistory(config: Record<OptionKey, unknown>, setBy: Map<Option
   if (origin !== undefined && history > 0 && history < MIN_STATE_HISTORY) {
     throw new ConfigError(
       `invalid value ${history} for ${origin.name} (from ${origin.source}): expected 0 (archive) or at least ${MIN_STATE_HISTORY}`,
+    )
+  }
+}
+
+function checkBlockGasLimit(config: Record<OptionKey, unknown>, setBy: Map<OptionKey, Origin>): void {
+  const target = config.blockGasLimit as bigint
+  const origin = setBy.get('blockGasLimit')
+  if (origin !== undefined && target > 0n && target < MIN_GAS_LIMIT) {
+    throw new ConfigError(
+      `invalid value ${target} for ${origin.name} (from ${origin.source}): expected 0 (keep the parent's) or at least ${MIN_GAS_LIMIT}`,
     )
   }
 }

@@ -3,6 +3,7 @@
 // Naming rule: flag = the field in kebab-case (--block-time), variable = KEEL_ + SCREAMING_SNAKE (KEEL_BLOCK_TIME).
 
 import type { KeelConfig } from './types.js'
+import { MAX_GAS_LIMIT } from '../chain/gas-limit.js'
 
 export type OptionKey = keyof KeelConfig
 
@@ -134,6 +135,12 @@ const TABLE: { [K in OptionKey]: OptionSpec<K> } = {
     flag: 'empty-block-period', env: 'KEEL_EMPTY_BLOCK_PERIOD', group: 'Block production', type: 'number',
     metavar: 'SECONDS', min: 0, max: DAY, default: 1, defaultText: 'same as --block-time',
     help: 'when idle, seal an empty block only every this many seconds (0 = never seal empty blocks)',
+  },
+
+  blockGasLimit: {
+    flag: 'block-gas-limit', env: 'KEEL_BLOCK_GAS_LIMIT', group: 'Block production', type: 'bigint', metavar: 'GAS',
+    min: 0n, max: MAX_GAS_LIMIT, default: 0n, defaultText: "0 (keep the chain's: the genesis gas limit)",
+    help: "gas limit the producer moves its blocks toward, by at most 1/1024 of the parent's a block, as geth's --miner.gaslimit (0 = keep the parent's)",
   },
 
   noSeal: {

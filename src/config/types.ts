@@ -12,6 +12,8 @@ export interface KeelConfig {
   blockTime: number
   /** When idle, seal empty blocks only every this many seconds (0 = never seal empty blocks). */
   emptyBlockPeriod: number
+  /** Gas limit the producer's blocks move toward, 1/1024 of the parent's at most a block (0 = keep the parent's). */
+  blockGasLimit: bigint
   /** Serve without sealing blocks; the pool still takes transactions. */
   noSeal: boolean
   dev: boolean

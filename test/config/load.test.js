@@ -36,6 +36,7 @@ test('defaults', () => {
     genesis: undefined,
     blockTime: 1,
     emptyBlockPeriod: 1,
+    blockGasLimit: 0n,
     noSeal: false,
     dev: false,
     chainId: 24589,
@@ -249,6 +250,16 @@ test('empty-block period follows the block time unless set, and may not be short
   assert.equal(load({ flags: { 'block-time': '0.5', 'empty-block-period': '30' } }).emptyBlockPeriod, 30)
   assertConfigError(() => load({ flags: { 'block-time': '2' }, env: { KEEL_EMPTY_BLOCK_PERIOD: '1' } }),
     'invalid value 1 for KEEL_EMPTY_BLOCK_PERIOD (from environment): expected 0 or at least the block time (2)')
+})
+
+test('block gas limit: 0 keeps the parent\'s, else at least geth\'s minimum of 5,000 gas', () => {
+  assert.equal(load({ flags: { 'block-gas-limit': '120000000' } }).blockGasLimit, 120_000_000n)
+  assert.equal(load({ env: { KEEL_BLOCK_GAS_LIMIT: '0' } }).blockGasLimit, 0n)
+  assert.equal(load({ flags: { 'block-gas-limit': '5000' } }).blockGasLimit, 5000n)
+  assertConfigError(() => load({ flags: { 'block-gas-limit': '4999' } }),
+    "invalid value 4999 for --block-gas-limit (from command line): expected 0 (keep the parent's) or at least 5000")
+  assertConfigError(() => load({ flags: { 'block-gas-limit': '0x8000000000000000' } }),
+    'invalid value "0x8000000000000000" for --block-gas-limit (from command line): expected an integer from 0 to 9223372036854775807 (decimal or 0x-hex)')
 })
 
 test('unknown options, missing values and broken config files', () => {
