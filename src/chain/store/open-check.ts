@@ -43,17 +43,42 @@ export class DamagedDatabase extends Error {
  * The live table files (LevelDB's own list, `leveldb.sstables`: number and size per file) that are
  * missing, of another size than LevelDB recorded, or not ending in a table footer. Files outside the
  * list (a compaction's output cut short by a crash) are LevelDB's garbage, deleted at open, not damage.
+ * A compaction LevelDB starts at open deletes the files it merged once it has installed its output, so a
+ * file missing from an older list is damage only while the current list still names it.
  */
 export function damagedTableFiles(level: ChainLevel, chainDir: string): string[] {
+  let listed = level.getProperty('leveldb.sstables')
+  for (let attempt = 1; ; attempt++) {
+    const bad = checkTableFiles(listed, chainDir)
+    if (!bad.some((b) => b.endsWith(MISSING)) || attempt === LIST_ATTEMPTS) return bad
+    const now = level.getProperty('leveldb.sstables')
+    if (now === listed) return bad
+    listed = now
+  }
+}
+
+const MISSING = ' (missing)'
+/** Lists read while compactions replace files under the check; each one installed changes the list. */
+const LIST_ATTEMPTS = 10
+
+function checkTableFiles(listed: string, chainDir: string): string[] {
   const bad: string[] = []
-  for (const [, number, recorded] of level.getProperty('leveldb.sstables').matchAll(/^ (\d+):(\d+)\[/gm)) {
+  for (const [, number, recorded] of listed.matchAll(/^ (\d+):(\d+)\[/gm)) {
     const base = number.padStart(6, '0')
     const name = [`${base}.ldb`, `${base}.sst`].find((n) => existsSync(join(chainDir, n)))
     if (name === undefined) {
-      bad.push(`${base}.ldb (missing)`)
+      bad.push(`${base}.ldb${MISSING}`)
       continue
     }
-    const fd = openSync(join(chainDir, name), 'r')
+    let fd: number
+    try {
+      fd = openSync(join(chainDir, name), 'r')
+    } catch (err) {
+      // deleted since the existence check: as missing
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+      bad.push(`${base}.ldb${MISSING}`)
+      continue
+    }
     try {
       const size = fstatSync(fd).size
       const tail = new Uint8Array(TABLE_MAGIC.length)
