@@ -14,7 +14,7 @@ import { openChainLevel } from '../chain/store/level.js'
 import { decodeHead, Keys } from '../chain/store/schema.js'
 import type { KeelConfig } from '../config/types.js'
 import type { Logger } from '../logging/logger.js'
-import { restoreSnapshot, snapshotBucket, snapshotSubject } from './snapshot.js'
+import { restoreSnapshot, snapshotBucket, snapshotSubject, stored } from './snapshot.js'
 import type { SnapshotAnswer } from './snapshot-service.js'
 
 const REQUEST_TIMEOUT_MS = 10_000
@@ -105,7 +105,7 @@ async function awaitSnapshot(nc: NatsConnection, os: ObjectStore, chainId: numbe
   let answer = await requestSnapshot(nc, chainId, logger)
   logger.info('the producer is writing a snapshot for this replica', { name: answer.name, head: answer.head })
   let asked = Date.now()
-  while ((await os.info(answer.name)) === null) {
+  while (!(await stored(os, answer.name))) {
     if (Date.now() - asked >= REASK_MS) {
       const again = await requestSnapshot(nc, chainId, logger)
       if (again.name !== answer.name) logger.warn('the producer now writes another snapshot; waiting for that one', { was: answer.name, name: again.name })

@@ -10,7 +10,7 @@ import type { Msg, NatsConnection } from '@nats-io/transport-node'
 import { Objm, StorageType } from '@nats-io/obj'
 import type { ChainLevel } from '../chain/store/level.js'
 import type { Logger } from '../logging/logger.js'
-import { snapshotBucket, snapshotHead, snapshotStream, snapshotSubject } from './snapshot.js'
+import { snapshotBucket, snapshotHead, snapshotStream, snapshotSubject, stored } from './snapshot.js'
 
 export interface SnapshotAnswer {
   name: string
@@ -68,7 +68,7 @@ export class SnapshotService {
         const os = await new Objm(this.nc!).create(snapshotBucket(this.opts.chainId), { storage: StorageType.File })
         // the same head as a snapshot already written (a replica asking again): writing it anew would
         // replace the chunks under a replica reading them
-        if ((await os.info(name)) !== null) {
+        if (await stored(os, name)) {
           await snapshot.close()
           return
         }

@@ -4,6 +4,7 @@
 // travels as one object of a JetStream object store, which chunks it, so a snapshot needs no other port
 // than the block stream's.
 
+import type { ObjectStore } from '@nats-io/obj'
 import type { ChainLevel } from '../chain/store/level.js'
 import { decodeHead, Keys, Prefix } from '../chain/store/schema.js'
 import { bytesToHex } from '@ethereumjs/util'
@@ -12,6 +13,12 @@ import { ReplicationError } from './errors.js'
 export const snapshotBucket = (chainId: number): string => `KEEL_SNAPSHOTS_${chainId}`
 /** Request subject: a replica asks the producer for a snapshot; the answer names the object. */
 export const snapshotSubject = (chainId: number): string => `keel.snapshot.${chainId}`
+
+/** Whether a snapshot object is in the store (the store keeps a deleted object's info, marked deleted). */
+export async function stored(os: ObjectStore, name: string): Promise<boolean> {
+  const info = await os.info(name)
+  return info !== null && !info.deleted
+}
 
 /** Keys only the producer keeps. */
 const PRODUCER_ONLY = new Set<number>([Prefix.pooledTx, Prefix.outbox])
