@@ -28,10 +28,9 @@ import WebSocket from 'ws'
 import { compile } from '../test/helpers/contracts.js'
 import { CHAIN_ID, DEV_KEYS, startNode } from '../test/helpers/node.js'
 import { parsePrometheusText, samples as promSamples } from '../test/helpers/prom.js'
+import { flagValue as opt } from './lib/args.js'
 import { plotLines } from './lib/png-plot.js'
 
-const argv = process.argv.slice(2)
-const opt = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback)
 const MINUTES = Number(opt('--minutes', 30))
 const WARMUP_MINUTES = Number(opt('--warmup-minutes', 5))
 const OUT = opt('--out', undefined) ?? mkdtempSync(join(tmpdir(), 'keel-soak-'))

@@ -7,14 +7,11 @@
 //   npm run build && node bench/macro/tx-alloc.js [erc20|native] [--per-sender 100] [--stacks] [--top 30]
 
 import WebSocket from 'ws'
+import { flagValue as opt } from '../lib/args.js'
 import { freePort } from '../lib/free-port.js'
 import { startKeel } from './nodes.js'
 import { prepare, signTransfers, submitTransfers } from './scenarios.js'
 
-const opt = (name, fallback) => {
-  const i = process.argv.indexOf(name)
-  return i === -1 ? fallback : process.argv[i + 1]
-}
 const KIND = process.argv[2] === 'native' ? 'native' : 'erc20'
 const PER_SENDER = Number(opt('--per-sender', 100))
 const TOP = Number(opt('--top', 30))

@@ -28,15 +28,12 @@ import { join } from 'node:path'
 import WebSocket from 'ws'
 import { devGenesis } from '../../dist/chain/genesis.js'
 import { parsePrometheusText, total } from '../../test/helpers/prom.js'
+import { flagValue as opt } from '../lib/args.js'
 import { freePort } from '../lib/free-port.js'
 import { threadTimes } from '../lib/thread-times.js'
 import { startAnvil, startKeel } from './nodes.js'
 import { prepare, signTransfers, submitTransfers } from './scenarios.js'
 
-const opt = (name, fallback) => {
-  const i = process.argv.indexOf(name)
-  return i === -1 ? fallback : process.argv[i + 1]
-}
 const PER_SENDER = Number(opt('--per-sender', 40))
 // a long run: each sender waits for its transfer this many before to be mined before the next (the pool
 // holds 5,120 transactions by default)

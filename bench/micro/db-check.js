@@ -12,6 +12,7 @@ import { checkChain } from '../../dist/admin/db-check.js'
 import { openChainLevel } from '../../dist/chain/store/level.js'
 import { compile } from '../../test/helpers/contracts.js'
 import { benchKeys, deploy, openTempChain } from '../lib/temp-chain.js'
+import { flagValue } from '../lib/args.js'
 
 export async function run({ quick, blocks: wanted, txsPerBlock = 20 } = {}) {
   const blocks = wanted ?? (quick ? 500 : 5_000)
@@ -71,7 +72,7 @@ export async function run({ quick, blocks: wanted, txsPerBlock = 20 } = {}) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const argv = process.argv.slice(2)
-  const opt = (name) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : undefined)
+  const opt = (name) => (flagValue(name) === undefined ? undefined : Number(flagValue(name)))
   const rows = await run({ quick: argv.includes('--quick'), blocks: opt('--blocks'), txsPerBlock: opt('--txs-per-block') })
   console.table(rows)
 }
