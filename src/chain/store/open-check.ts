@@ -49,36 +49,29 @@ export class DamagedDatabase extends Error {
 export function damagedTableFiles(level: ChainLevel, chainDir: string): string[] {
   let listed = level.getProperty('leveldb.sstables')
   for (let attempt = 1; ; attempt++) {
-    const bad = checkTableFiles(listed, chainDir)
-    if (!bad.some((b) => b.endsWith(MISSING)) || attempt === LIST_ATTEMPTS) return bad
+    const { bad, missing } = checkTableFiles(listed, chainDir)
+    if (!missing || attempt === LIST_ATTEMPTS) return bad
     const now = level.getProperty('leveldb.sstables')
     if (now === listed) return bad
     listed = now
   }
 }
 
-const MISSING = ' (missing)'
 /** Lists read while compactions replace files under the check; each one installed changes the list. */
 const LIST_ATTEMPTS = 10
 
-function checkTableFiles(listed: string, chainDir: string): string[] {
+function checkTableFiles(listed: string, chainDir: string): { bad: string[]; missing: boolean } {
   const bad: string[] = []
+  let missing = false
   for (const [, number, recorded] of listed.matchAll(/^ (\d+):(\d+)\[/gm)) {
     const base = number.padStart(6, '0')
-    const name = [`${base}.ldb`, `${base}.sst`].find((n) => existsSync(join(chainDir, n)))
-    if (name === undefined) {
-      bad.push(`${base}.ldb${MISSING}`)
+    const table = openTable(chainDir, base)
+    if (table === undefined) {
+      bad.push(`${base}.ldb (missing)`)
+      missing = true
       continue
     }
-    let fd: number
-    try {
-      fd = openSync(join(chainDir, name), 'r')
-    } catch (err) {
-      // deleted since the existence check: as missing
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
-      bad.push(`${base}.ldb${MISSING}`)
-      continue
-    }
+    const { fd, name } = table
     try {
       const size = fstatSync(fd).size
       const tail = new Uint8Array(TABLE_MAGIC.length)
@@ -90,7 +83,19 @@ function checkTableFiles(listed: string, chainDir: string): string[] {
       closeSync(fd)
     }
   }
-  return bad
+  return { bad, missing }
+}
+
+/** Table file `base` opened for reading (LevelDB names it .ldb, older versions .sst), or undefined when it is not there. */
+function openTable(chainDir: string, base: string): { fd: number; name: string } | undefined {
+  for (const name of [`${base}.ldb`, `${base}.sst`]) {
+    try {
+      return { fd: openSync(join(chainDir, name), 'r'), name }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+    }
+  }
+  return undefined
 }
 
 /** Opens the chain a node starts on (creating it only in a new folder), or throws DamagedDatabase. */
