@@ -124,15 +124,14 @@ async function awaitSnapshot(nc: NatsConnection, os: ObjectStore, chainId: numbe
 async function download(os: ObjectStore, answer: SnapshotAnswer, target: string, logger: Logger): Promise<number | undefined> {
   const result = await os.get(answer.name)
   if (result === null) return undefined
-  const stalled = new AbortController()
   const level = await openChainLevel(target)
   try {
-    const keys = await restoreSnapshot(watchStall(result.data, STALL_MS, stalled), level)
+    const keys = await restoreSnapshot(watchStall(result.data, STALL_MS), level)
     const failed = await result.error
     if (failed) throw failed
     return keys
   } catch (err) {
-    if (!stalled.signal.aborted) throw err
+    if (!(err instanceof SnapshotStalled)) throw err
     logger.warn('the snapshot stopped arriving; asking again', { name: answer.name, afterMs: STALL_MS })
     return undefined
   } finally {
@@ -140,17 +139,17 @@ async function download(os: ObjectStore, answer: SnapshotAnswer, target: string,
   }
 }
 
-/** `stream`, failing once no chunk has arrived for `ms` (and aborting `signal` to say why). */
-function watchStall(stream: ReadableStream<Uint8Array>, ms: number, stalled: AbortController): ReadableStream<Uint8Array> {
+/** A snapshot download that delivered no bytes for a while. */
+class SnapshotStalled extends Error {}
+
+/** `stream`, failing with SnapshotStalled once no chunk has arrived for `ms`. */
+function watchStall(stream: ReadableStream<Uint8Array>, ms: number): ReadableStream<Uint8Array> {
   const reader = stream.getReader()
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       let timer: NodeJS.Timeout | undefined
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          stalled.abort()
-          reject(new Error(`no snapshot bytes for ${ms} ms`))
-        }, ms)
+        timer = setTimeout(() => reject(new SnapshotStalled(`no snapshot bytes for ${ms} ms`)), ms)
       })
       try {
         const { value, done } = await Promise.race([reader.read(), timeout])
