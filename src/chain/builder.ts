@@ -29,6 +29,8 @@ export interface Candidates {
   shift(): void
   /** The current candidate stays out: drop it and every later transaction of its sender. */
   pop(): void
+  /** Out of candidates: waits while the block may still take arrivals; true when peek() may give one. */
+  more(): Promise<boolean>
 }
 
 export interface BuildInput {
@@ -117,7 +119,13 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
     let sinceYield = 0
     // as geth's miner: a transaction fits while the gas left covers its gas limit, and the block is
     // charged the gas it used, so transactions that ask for more gas than they use do not leave it half empty
-    for (let ptx = candidates.peek(); ptx !== undefined; ptx = candidates.peek()) {
+    for (;;) {
+      const ptx = candidates.peek()
+      if (ptx === undefined) {
+        // a block built ahead of its slot waits for arrivals while one more transaction could fit
+        if (input.gasLimit - gasUsed >= BLOCK_TX_OVERHEAD_GAS && (await candidates.more())) continue
+        break
+      }
       // warm-cache execution never waits on I/O, so without this a big block would hold the producer's
       // event loop for its whole build and every eth_sendRawTransaction would queue behind it
       if (++sinceYield === YIELD_EVERY_TXS) {

@@ -43,6 +43,7 @@ import { yieldWhileWriting } from './store/yielding-trie.js'
 import { StateDiffRecorder } from './state-diff.js'
 import { BulkFlushStateManager } from './store/bulk-flush-sm.js'
 import { TxPool } from './txpool.js'
+import type { BlockOrder } from './block-order.js'
 import { trustedHexToBytes } from '../util/hex.js'
 import { RLP } from '@ethereumjs/rlp'
 import { FrameRecorder } from '../indexes/frames.js'
@@ -95,7 +96,12 @@ export class Producer {
   private poolSettling: Promise<void> | undefined
   private sealAgain = false
   private timer: NodeJS.Timeout | undefined
-  private lastSealAt = 0
+  /** when the next tick is due (Date.now() ms) */
+  private tickDueAt = 0
+  /** the slot of the last block built (Date.now() ms): a block built ahead takes a later one */
+  private lastSlotAt = 0
+  /** the order of the block being built (ended early by close()) */
+  private order: BlockOrder | undefined
   private closed = false
   private readonly journal: GroupCommit
   /** Stops sealing and submissions while the database cannot be written; resumes them. */
@@ -123,7 +129,7 @@ export class Producer {
     this.writes = new WriteGuard(level.location, config.minFreeDisk * 1024 * 1024, {
       probe: () => level.batch([{ type: 'del', key: Keys.meta('write-probe') }]),
       onChange: (status) => events.onStorage?.(status),
-      onResume: () => this.scheduleAutomine(),
+      onResume: () => this.scheduleSeal(),
     })
   }
 
@@ -283,7 +289,7 @@ export class Producer {
         await this.level.del(key)
       }
     }
-    if (restored > 0) this.scheduleAutomine()
+    if (restored > 0) this.scheduleSeal()
   }
 
   /**
@@ -331,27 +337,54 @@ export class Producer {
     if (this.closed) return
     const intervalMs = this.config.blockTime * 1000
     const now = Date.now()
-    const due = this.lastSealAt === 0 ? now + intervalMs : this.lastSealAt + intervalMs
+    // ticks keep to a fixed grid: a block built ahead is stamped with its slot's second (nextSlot()), and
+    // a grid that drifted with each late timer would skip a second now and then; after a stall, one
+    // late tick fires at once and the rest of the missed ones are skipped
+    let due = this.tickDueAt === 0 ? now + intervalMs : this.tickDueAt + intervalMs
+    while (due + intervalMs <= now) due += intervalMs
+    this.tickDueAt = due
     this.timer = setTimeout(() => this.onTick(), Math.max(0, due - now))
   }
 
   private onTick(): void {
-    this.lastSealAt = Date.now()
     const hasWork = this.pool.status().pending > 0
-    const idleFor = Number(this.lastSealAt / 1000) - Number(this.head.timestamp)
+    const idleFor = Date.now() / 1000 - Number(this.head.timestamp)
     const emptyDue = this.config.emptyBlockPeriod > 0 && idleFor >= this.config.emptyBlockPeriod - 0.001
-    if ((hasWork || emptyDue) && this.writes.writable) void this.seal()
+    if ((hasWork || emptyDue) && this.writes.writable) void this.seal(this.nextSlot())
     this.scheduleTick()
   }
 
-  /** Automine: one block per arriving batch; arrivals during a build go into the next block. */
-  private scheduleAutomine(): void {
-    if (this.config.blockTime !== 0 || this.config.noSeal || this.closed) return
+  /**
+   * Automine: one block per arriving batch; arrivals during a build go into the next block. With a
+   * block time: the next slot's block starts building now if none is (block-order.ts).
+   */
+  private scheduleSeal(): void {
+    if (this.config.noSeal || this.closed) return
+    if (this.config.blockTime > 0) {
+      if (this.sealing === undefined && this.buildsAhead() && this.pool.status().pending > 0) void this.seal(this.nextSlot())
+      return
+    }
     if (this.sealing !== undefined) {
       this.sealAgain = true
       return
     }
     setImmediate(() => void this.seal())
+  }
+
+  /** A block time, ticks running (start()), and the database writable. */
+  private buildsAhead(): boolean {
+    return this.config.blockTime > 0 && this.timer !== undefined && !this.closed && this.writes.writable
+  }
+
+  /**
+   * The first tick more than half a block time after the last block's slot: a build that ends before
+   * its slot's tick has fired sees that tick still due, and a tick that fires late is still the same slot.
+   */
+  private nextSlot(): number {
+    const intervalMs = this.config.blockTime * 1000
+    let at = this.tickDueAt
+    while (at <= this.lastSlotAt + intervalMs / 2) at += intervalMs
+    return at
   }
 
   /** `nextBlock`: automine only, the transaction can go in the block sealed next (no nonce gap, pays the base fee). */
@@ -372,7 +405,7 @@ export class Producer {
       throw this.unjournalled(ptx, result, err)
     }
     this.events.onPendingTx([ptx.hash])
-    this.scheduleAutomine()
+    this.scheduleSeal()
     const nextBlock = this.config.blockTime === 0 && !this.config.noSeal && this.pool.pendingAt(ptx.sender, ptx.nonce) === ptx && ptx.maxFeePerGas >= this.nextBaseFee()
     return { hash: ptx.hash, nextBlock }
   }
@@ -423,34 +456,47 @@ export class Producer {
     return this.blockVMLoading
   }
 
-  /** Seals one block; concurrent calls coalesce. */
-  seal(): Promise<void> {
+  /**
+   * Seals one block; concurrent calls coalesce. `slotAt` (Date.now() ms, default now): the block's slot,
+   * which sets its timestamp; a block built ahead of it takes arrivals until then and is sealed then.
+   */
+  seal(slotAt = Date.now()): Promise<void> {
     if (this.sealing !== undefined) {
       this.sealAgain = true
       return this.sealing
     }
-    this.sealing = this.sealOnce()
+    let sealed = false
+    const sealing = this.sealOnce(slotAt)
+      .then(() => {
+        sealed = true
+      })
       .catch((err: unknown) =>
         // a failed write stops sealing until the write guard's retry succeeds; anything else is a bug
         err instanceof StorageWriteError ? this.writes.writeFailed(err) : this.events.onFatal(`block production failed: ${(err as Error).stack ?? err}`),
       )
       .finally(() => {
         this.sealing = undefined
-        if (this.sealAgain) {
-          this.sealAgain = false
-          if (this.config.blockTime === 0 && this.pool.status().pending > 0) void this.seal()
-        }
+        const again = this.sealAgain
+        this.sealAgain = false
+        if (!sealed || this.pool.status().pending === 0) return
+        // with a block time the next slot's block starts now, so what is pending (and what arrives)
+        // goes in as it comes; a slot passed during this build is sealed as soon as it is built
+        if (this.buildsAhead()) void this.seal(this.nextSlot())
+        else if (again && this.config.blockTime === 0) void this.seal()
       })
-    return this.sealing
+    this.sealing = sealing
+    return sealing
   }
 
-  private async sealOnce(): Promise<void> {
+  private async sealOnce(slotAt: number): Promise<void> {
     if (this.closed || !this.writes.writable) return
     const parent = this.head
-    const nowSec = BigInt(Math.floor(Date.now() / 1000))
-    const timestamp = nowSec > parent.timestamp ? nowSec : parent.timestamp + 1n
+    this.lastSlotAt = slotAt
+    const slotSec = BigInt(Math.floor(slotAt / 1000))
+    const timestamp = slotSec > parent.timestamp ? slotSec : parent.timestamp + 1n
     const baseFee = parent.calcNextBaseFee()
-    const candidates = this.pool.orderForBlock(baseFee)
+    const candidates = this.pool.orderForBlock(baseFee, this.config.blockTime > 0 ? slotAt : undefined)
+    this.order = candidates
     this.trieDb.capture()
     let built: BuiltBlock
     const buildStartedAt = performance.now()
@@ -466,14 +512,31 @@ export class Producer {
         plainTransfers: this.options.plainTransfers,
         frames: this.frames,
       })
+      // not sealed before its slot; what arrives meanwhile goes in the next block
+      await candidates.deadline()
     } catch (err) {
-      this.frames.take()
-      this.trieDb.discard()
-      this.diffs.discard()
-      await this.sm.setStateRoot(parent.stateRoot, true)
+      this.pool.built(candidates)
+      this.order = undefined
+      await this.dropBuild(parent)
       throw err
     }
-    await this.commitBlock(built, performance.now() - buildStartedAt)
+    this.pool.built(candidates)
+    this.order = undefined
+    if (Date.now() < slotAt) {
+      // closing before the slot (close() ended the wait): no block ahead of its time; the transactions
+      // stay in the pool's journal for the next start
+      await this.dropBuild(parent)
+      return
+    }
+    await this.commitBlock(built, performance.now() - buildStartedAt - candidates.waitedMs)
+  }
+
+  /** Forgets a block built but not committed: its recorded frames, trie nodes, state diff and state. */
+  private async dropBuild(parent: BlockHeader): Promise<void> {
+    this.frames.take()
+    this.trieDb.discard()
+    this.diffs.discard()
+    await this.sm.setStateRoot(parent.stateRoot, true)
   }
 
   private async commitBlock(built: BuiltBlock, buildMs: number): Promise<void> {
@@ -551,11 +614,13 @@ export class Producer {
     }
   }
 
-  /** Stops sealing, lets the block in progress finish, and leaves the pool journalled on disk. */
+  /** Stops sealing, lets a block past its slot finish (one built ahead is dropped), and leaves the pool journalled on disk. */
   async close(): Promise<void> {
     this.closed = true
     this.writes.close()
     if (this.timer !== undefined) clearTimeout(this.timer)
+    // a block built ahead of its slot is dropped, not sealed early
+    this.order?.end()
     if (this.sealing !== undefined) await this.sealing
     await this.journal.flush()
   }

@@ -6,6 +6,7 @@
 import { toChecksumAddress } from '@ethereumjs/util'
 import { serverError, TxError } from '../errors.js'
 import type { RpcError } from '../errors.js'
+import { BlockOrder } from './block-order.js'
 import { effectiveTip, pendingRpcTransaction } from './pooled-tx.js'
 import type { PooledTx } from './pooled-tx.js'
 
@@ -84,99 +85,13 @@ class SenderTxs {
   }
 }
 
-/** A max-heap of sender heads by effective tip (earlier arrival first on ties), as geth's txByPriceAndTime. */
-class HeadHeap {
-  private readonly items: { tx: PooledTx; tip: bigint }[] = []
-  get length(): number {
-    return this.items.length
-  }
-  peek(): { tx: PooledTx; tip: bigint } | undefined {
-    return this.items[0]
-  }
-  push(tx: PooledTx, tip: bigint): void {
-    this.items.push({ tx, tip })
-    this.up(this.items.length - 1)
-  }
-  replaceTop(tx: PooledTx, tip: bigint): void {
-    this.items[0] = { tx, tip }
-    this.down(0)
-  }
-  popTop(): void {
-    const last = this.items.pop()
-    if (last !== undefined && this.items.length > 0) {
-      this.items[0] = last
-      this.down(0)
-    }
-  }
-  private before(a: number, b: number): boolean {
-    const x = this.items[a]!
-    const y = this.items[b]!
-    return x.tip !== y.tip ? x.tip > y.tip : x.tx.arrivedAt < y.tx.arrivedAt
-  }
-  private up(i: number): void {
-    while (i > 0) {
-      const parent = (i - 1) >> 1
-      if (!this.before(i, parent)) return
-      this.swap(i, parent)
-      i = parent
-    }
-  }
-  private down(i: number): void {
-    const n = this.items.length
-    for (;;) {
-      const l = 2 * i + 1
-      const r = l + 1
-      let best = i
-      if (l < n && this.before(l, best)) best = l
-      if (r < n && this.before(r, best)) best = r
-      if (best === i) return
-      this.swap(i, best)
-      i = best
-    }
-  }
-  private swap(a: number, b: number): void {
-    const t = this.items[a]!
-    this.items[a] = this.items[b]!
-    this.items[b] = t
-  }
-}
-
-/**
- * Walks the pending txs in block order: per sender by nonce, across senders by effective tip. The
- * builder calls shift() after including peek(), or pop() to skip the rest of that sender (the tx did
- * not fit or failed).
- */
-export class PriceAndNonceIterator {
-  private readonly heap = new HeadHeap()
-  constructor(
-    private readonly pool: TxPool,
-    private readonly baseFee: bigint,
-    heads: PooledTx[],
-  ) {
-    for (const tx of heads) if (tx.maxFeePerGas >= baseFee) this.heap.push(tx, effectiveTip(tx, baseFee))
-  }
-  peek(): PooledTx | undefined {
-    return this.heap.peek()?.tx
-  }
-  /** Accepts the current head and moves to the next nonce of the same sender. */
-  shift(): void {
-    const top = this.heap.peek()
-    if (top === undefined) return
-    const next = this.pool.pendingAt(top.tx.sender, top.tx.nonce + 1n)
-    if (next !== undefined && next.maxFeePerGas >= this.baseFee) this.heap.replaceTop(next, effectiveTip(next, this.baseFee))
-    else this.heap.popTop()
-  }
-  /** Drops the current head and every later tx of its sender. */
-  pop(): void {
-    this.heap.popTop()
-  }
-}
-
 export class TxPool {
   private readonly opts: TxPoolOptions
   private readonly byHash = new Map<string, PooledTx>()
   private readonly senders = new Map<string, SenderTxs>()
   private pendingTotal = 0
+  /** The order of the block being built, told of arrivals (with a block time: block-order.ts) */
+  private building: BlockOrder | undefined
 
   constructor(options: Partial<TxPoolOptions> = {}) {
     this.opts = { ...DEFAULT_TXPOOL_OPTIONS, ...options }
@@ -277,7 +192,9 @@ export class TxPool {
       acc = new SenderTxs(next)
       this.senders.set(ptx.sender, acc)
     }
-    return { ...this.insert(acc, ptx, old), removed }
+    const inserted = this.insert(acc, ptx, old)
+    if (inserted.status === 'pending') this.building?.arrived(ptx.sender)
+    return { ...inserted, removed }
   }
 
   /** Txs in block order with gas accounted by gas limit; see orderForBlock() for the lazy form. */
@@ -297,13 +214,26 @@ export class TxPool {
     return out
   }
 
-  /** Lazy block order over the pending txs payable at baseFee. */
-  orderForBlock(baseFee: bigint): PriceAndNonceIterator {
+  /** Lazy block order over the pending txs payable at baseFee; with `slotAt`, also over what arrives until then. */
+  orderForBlock(baseFee: bigint, slotAt?: number): BlockOrder {
     const heads: PooledTx[] = []
     for (const acc of this.senders.values()) {
       if (acc.pendingEnd > acc.nonce) heads.push(acc.txs.get(acc.nonce)!)
     }
-    return new PriceAndNonceIterator(this, baseFee, heads)
+    const order = new BlockOrder(this, baseFee, heads, slotAt)
+    if (order.takesArrivals) this.building = order
+    return order
+  }
+
+  /** The block `order` was made for is built: what arrives now waits for the next. */
+  built(order: BlockOrder): void {
+    if (this.building === order) this.building = undefined
+  }
+
+  /** A sender's first pending tx (at its state nonce), if any. */
+  pendingHead(sender: string): PooledTx | undefined {
+    const acc = this.senders.get(sender)
+    return acc !== undefined && acc.pendingEnd > acc.nonce ? acc.txs.get(acc.nonce) : undefined
   }
 
   /**

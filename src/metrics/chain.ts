@@ -41,7 +41,7 @@ export class ChainMetrics {
     this.blockGasUsed = register.histogram({ name: 'keel_chain_block_gas_used', help: 'Gas used per sealed block', buckets: GAS_BUCKETS })
     this.blockBuild = register.histogram({
       name: 'keel_chain_block_build_seconds',
-      help: 'Time to select and execute the transactions of a block (producer thread)',
+      help: 'Time to select and execute the transactions of a block (producer thread), without the waits of a block built ahead of its slot',
       buckets: SECONDS_BUCKETS,
     })
     this.blockCommit = register.histogram({

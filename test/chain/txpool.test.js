@@ -453,3 +453,109 @@ test('remove() demotes the later txs of the sender', async () => {
   assert.deepEqual(pool.status(), { pending: 1, queued: 1 })
   assert.equal(pool.pendingNonce(addrs[A], 0n), 1n)
 })
+
+/** Every candidate an order gives now, each taken into the block. */
+function takeAll(order) {
+  const out = []
+  for (let p = order.peek(); p !== undefined; p = order.peek()) {
+    out.push(p.hash)
+    order.shift()
+  }
+  return out
+}
+
+test('a block built ahead of its slot takes arrivals: a sender that ran out comes back, a new sender joins', async () => {
+  const pool = new TxPool()
+  const r = reader()
+  const a0 = mk(A, 0n)
+  await pool.add(a0, r, GWEI)
+  const order = pool.orderForBlock(GWEI, Date.now() + 5_000)
+  assert.deepEqual(takeAll(order), [a0.hash])
+  const waiting = order.more()
+  const a1 = mk(A, 1n)
+  const b0 = mk(B, 0n)
+  await pool.add(a1, r, GWEI)
+  await pool.add(b0, r, GWEI)
+  assert.equal(await waiting, true)
+  assert.deepEqual(takeAll(order).sort(), [a1.hash, b0.hash].sort())
+  // a gapped arrival is queued, not a candidate; once the gap is filled both come in nonce order
+  const a3 = mk(A, 3n)
+  await pool.add(a3, r, GWEI)
+  assert.equal(order.peek(), undefined)
+  const a2 = mk(A, 2n)
+  await pool.add(a2, r, GWEI)
+  assert.equal(await order.more(), true)
+  assert.deepEqual(takeAll(order), [a2.hash, a3.hash])
+  pool.built(order)
+})
+
+test('a block built ahead: a dropped sender stays out, and past the slot arrivals wait for the next block', async () => {
+  const pool = new TxPool()
+  const r = reader()
+  const a0 = mk(A, 0n)
+  const d0 = mk(D, 0n, { maxFee: 4n * GWEI, tip: 2n * GWEI })
+  await pool.add(a0, r, GWEI)
+  await pool.add(d0, r, GWEI)
+  const slot = Date.now() + 300
+  const order = pool.orderForBlock(GWEI, slot)
+  // D pays the higher tip: first; A's transaction does not fit and A is dropped
+  assert.equal(order.peek().hash, d0.hash)
+  order.shift()
+  assert.equal(order.peek().hash, a0.hash)
+  order.pop()
+  await pool.add(mk(A, 1n), r, GWEI)
+  assert.equal(await order.more(), false, 'a dropped sender does not wake the block')
+  assert.ok(Date.now() >= slot, 'more() waited for the slot')
+  // past the slot: a new sender and a later nonce of a sender that ran out both wait
+  await pool.add(mk(B, 0n), r, GWEI)
+  await pool.add(mk(D, 1n, { maxFee: 4n * GWEI, tip: 2n * GWEI }), r, GWEI)
+  assert.equal(order.peek(), undefined)
+  assert.equal(await order.more(), false)
+  pool.built(order)
+  await pool.onBlock([d0], [], reader({ [addrs[D]]: 1n }), GWEI)
+  const next = pool.orderForBlock(GWEI)
+  assert.equal(takeAll(next).length, 4, 'the next block takes A0, A1, B0 and D1')
+})
+
+test('a block built ahead: a sender still walked when the slot passes leaves its later arrivals', async () => {
+  const pool = new TxPool()
+  const r = reader()
+  const c0 = mk(C, 0n)
+  await pool.add(c0, r, GWEI)
+  const order = pool.orderForBlock(GWEI, Date.now() + 100)
+  assert.equal(order.peek().hash, c0.hash)
+  await order.deadline()
+  await pool.add(mk(C, 1n), r, GWEI)
+  order.shift()
+  assert.equal(order.peek(), undefined, 'C1 arrived after the order was made and after the slot')
+  pool.built(order)
+})
+
+test('deadline() holds a block until its slot, end() releases it; without a slot (automine) nothing waits', async () => {
+  const pool = new TxPool()
+  const r = reader()
+  let t0 = Date.now()
+  const order = pool.orderForBlock(GWEI, t0 + 250)
+  await order.deadline()
+  assert.ok(Date.now() - t0 >= 250)
+  pool.built(order)
+
+  t0 = Date.now()
+  const long = pool.orderForBlock(GWEI, t0 + 60_000)
+  setTimeout(() => long.end(), 50)
+  await long.deadline()
+  assert.ok(Date.now() - t0 < 5_000, 'end() cut the wait')
+  assert.equal(await long.more(), false)
+  pool.built(long)
+
+  const a0 = mk(A, 0n)
+  await pool.add(a0, r, GWEI)
+  const now = pool.orderForBlock(GWEI)
+  assert.deepEqual(takeAll(now), [a0.hash])
+  await pool.add(mk(B, 0n), r, GWEI)
+  t0 = Date.now()
+  assert.equal(await now.more(), false)
+  await now.deadline()
+  assert.equal(now.peek(), undefined, 'an automine block takes only the senders it started with')
+  assert.ok(Date.now() - t0 < 100)
+})
