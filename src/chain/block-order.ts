@@ -124,10 +124,8 @@ export class BlockOrder {
    * Waits until an arrival may give a candidate (true: peek() again) or the deadline passes (false).
    * Without a deadline, false at once.
    */
-  async more(): Promise<boolean> {
-    if (this.woken.size > 0) return this.beforeDeadline()
-    if (!(await this.sleep())) return false
-    return this.beforeDeadline()
+  more(): Promise<boolean> {
+    return this.woken.size > 0 ? Promise.resolve(this.beforeDeadline()) : this.sleep()
   }
 
   /** Resolves once the deadline has passed (at once without one): a block is not sealed before its slot. */

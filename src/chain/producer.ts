@@ -478,11 +478,11 @@ export class Producer {
         this.sealing = undefined
         const again = this.sealAgain
         this.sealAgain = false
-        if (!sealed || this.pool.status().pending === 0) return
+        if (!sealed) return
         // with a block time the next slot's block starts now, so what is pending (and what arrives)
         // goes in as it comes; a slot passed during this build is sealed as soon as it is built
-        if (this.buildsAhead()) void this.seal(this.nextSlot())
-        else if (again && this.config.blockTime === 0) void this.seal()
+        if (this.config.blockTime > 0) this.scheduleSeal()
+        else if (again && this.pool.status().pending > 0) void this.seal()
       })
     this.sealing = sealing
     return sealing
