@@ -2,7 +2,7 @@
 // CPU time and peak RSS from /proc.
 
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -36,12 +36,14 @@ async function waitForRpc(url, proc, deadlineMs, spawnedAt = performance.now()) 
  */
 export async function startKeel({ dataDir = mkdtempSync(join(tmpdir(), 'keel-bench-')), args = [] } = {}) {
   const port = await freePort()
-  // KEEL_BENCH_NODE_ARGS: extra node flags for profiling the node under load (e.g. --cpu-prof)
+  // KEEL_BENCH_NODE_ARGS: extra node flags for profiling the node under load (e.g. --cpu-prof);
+  // KEEL_BENCH_STDOUT: a file the node's standard output is appended to (what --trace-gc prints)
   const nodeArgs = (process.env.KEEL_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
+  const stdout = process.env.KEEL_BENCH_STDOUT ? openSync(process.env.KEEL_BENCH_STDOUT, 'a') : 'ignore'
   const spawnedAt = performance.now()
   const proc = spawn(process.execPath, [...keelNodeFlags(), ...nodeArgs, keelBin, 'start', '--dev', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', String(port), '--metrics-port', '0',
     // one load generator = one client IP: lift the per-IP WebSocket cap for the 1,000-subscriber fan-out
-    '--ws-max-connections-per-ip', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
+    '--ws-max-connections-per-ip', '0', ...args], { stdio: ['ignore', stdout, 'pipe'] })
   let stderr = ''
   proc.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)))
   const url = `http://127.0.0.1:${port}`

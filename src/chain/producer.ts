@@ -6,7 +6,6 @@ import type { BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm'
 import { createMPT } from '@ethereumjs/mpt'
-import { Caches, CacheType } from '@ethereumjs/statemanager'
 import { Account, Address, bytesToHex, hexToBytes, ValueEncoding } from '@ethereumjs/util'
 import type { KeelConfig } from '../config/types.js'
 import { createChainCommon } from '../evm/common.js'
@@ -42,6 +41,7 @@ import { HeadAccountReader } from './head-account-reader.js'
 import { yieldWhileWriting } from './store/yielding-trie.js'
 import { StateDiffRecorder } from './state-diff.js'
 import { BulkFlushStateManager } from './store/bulk-flush-sm.js'
+import { builderCaches } from './store/builder-caches.js'
 import { TxPool } from './txpool.js'
 import type { BlockOrder } from './block-order.js'
 import { trustedHexToBytes } from '../util/hex.js'
@@ -78,14 +78,6 @@ export function headInfo(header: BlockHeader): HeadInfo {
     gasUsed: header.gasUsed,
     stateRoot: bytesToHex(header.stateRoot),
   }
-}
-
-function caches(size: number): Caches {
-  return new Caches({
-    account: { type: CacheType.ORDERED_MAP, size },
-    storage: { type: CacheType.ORDERED_MAP, size },
-    code: { type: CacheType.ORDERED_MAP, size },
-  })
 }
 
 export class Producer {
@@ -156,7 +148,7 @@ export class Producer {
     })
     // the bulk flush (archive mode) applies the account writes at once; the MPT path writes them one by one
     if (config.stateHistory > 0) yieldWhileWriting(trie)
-    const sm = new BulkFlushStateManager({ trie, common, prefixStorageTrieKeys: true, caches: caches(100_000) })
+    const sm = new BulkFlushStateManager({ trie, common, prefixStorageTrieKeys: true, caches: builderCaches() })
     const diffs = new StateDiffRecorder()
     diffs.attach(trie, sm)
     const committedNodes = new ReadOnlyTrieDB(level, nodeCache)

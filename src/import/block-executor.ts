@@ -9,7 +9,6 @@ import type { Block, BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm'
 import { createMPT } from '@ethereumjs/mpt'
-import { Caches, CacheType } from '@ethereumjs/statemanager'
 import { bytesToHex, ValueEncoding } from '@ethereumjs/util'
 import { createVM } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
@@ -21,14 +20,14 @@ import { encodeReceipts } from '../chain/receipts.js'
 import type { ReceiptRecord, StoredLog } from '../chain/receipts.js'
 import type { BlockRecord } from '../chain/block-record.js'
 import { BulkFlushStateManager } from '../chain/store/bulk-flush-sm.js'
+import { builderCaches } from '../chain/store/builder-caches.js'
 import { BlockMismatch, runCheckedBlock } from '../chain/block-check.js'
 import { indexedTxs, pushIndexOps } from '../indexes/block-indexes.js'
 import { FrameRecorder, recordTransactions } from '../indexes/frames.js'
 import { ImportError } from './import-error.js'
 
-/** Trie nodes kept decoded between blocks, and the state manager's caches (entries). */
+/** Trie nodes kept decoded between blocks (the state caches' bounds: builder-caches.ts). */
 const NODE_CACHE = 100_000
-const STATE_CACHE = 100_000
 
 export interface ExecutedBlock {
   record: BlockRecord
@@ -55,12 +54,7 @@ export class BlockExecutor {
     // on bench/macro/import.js --quick)
     const trieDb = new WritableTrieDB(level, createNodeCache(NODE_CACHE))
     const trie = await createMPT({ db: trieDb, useKeyHashing: true, common, valueEncoding: ValueEncoding.Bytes })
-    const caches = new Caches({
-      account: { type: CacheType.ORDERED_MAP, size: STATE_CACHE },
-      storage: { type: CacheType.ORDERED_MAP, size: STATE_CACHE },
-      code: { type: CacheType.ORDERED_MAP, size: STATE_CACHE },
-    })
-    const sm = new BulkFlushStateManager({ trie, common, prefixStorageTrieKeys: true, caches })
+    const sm = new BulkFlushStateManager({ trie, common, prefixStorageTrieKeys: true, caches: builderCaches() })
     await sm.setStateRoot(headStateRoot)
     const vm = await createVM({ common: common.copy(), stateManager: sm, blockchain, setHardfork: true })
     return new BlockExecutor(common, trieDb, vm)

@@ -151,3 +151,41 @@ test('storage slots missing from the producer cache are read through the trie re
     await chain.close()
   }
 })
+
+test('the builder caches trimmed to a few entries after every block keep the state roots of untrimmed ones', async () => {
+  const { builderCaches } = await import('../../dist/chain/store/builder-caches.js')
+  const senders = benchKeys(12, 47)
+  const { Token } = compile()
+  const abi = new Interface(Token.abi)
+  const transfer = (to, amount) => hexToBytes(abi.encodeFunctionData('transfer', [to, amount]))
+  const fresh = (i) => `0x${(0xc3000 + i).toString(16).padStart(40, '0')}`
+  const addressOf = (key) => bytesToHex(privateToAddress(key))
+  const alloc = { [HISTORY_STORAGE.address]: null }
+  const chains = [await openTempChain({ funded: senders, alloc }), await openTempChain({ funded: senders, alloc })]
+  const tiny = builderCaches({ accounts: 4, slots: 3, codes: 1 })
+  chains[1].producer.sm._caches = tiny
+  try {
+    const roots = [[], []]
+    const sizes = []
+    for (let c = 0; c < 2; c++) {
+      const chain = chains[c]
+      // two tokens: the code cache holds more than one contract
+      const tokens = [await deploy(chain, Token.bytecode), await deploy(chain, Token.bytecode)]
+      for (let b = 0; b < 4; b++) {
+        for (const [i, key] of senders.entries()) {
+          await chain.submit(chain.sign(key, { to: hexToBytes(fresh(b * 100 + i)), value: BigInt(b + 1), gasLimit: 21_000n }))
+          for (const token of tokens) await chain.submit(chain.sign(chain.dev[0].key, { to: hexToBytes(token), data: transfer(b % 2 === 0 ? addressOf(key) : fresh(b * 100 + i), BigInt(1000 + i)) }))
+        }
+        const event = await chain.sealBlock()
+        assert.deepEqual(decodeReceipts(event.receiptsRlp).map((r) => r.status), event.txHashes.map(() => 1), 'every transaction succeeded')
+        roots[c].push(Buffer.from(chain.head.stateRoot).toString('hex'))
+        if (c === 1) sizes.push(tiny.account.size())
+      }
+    }
+    assert.deepEqual(roots[1], roots[0])
+    assert.ok(sizes.every((n) => n <= 4), `accounts kept after each block: ${sizes}`)
+    assert.ok(tiny.code.size() <= 1 && tiny.storage.size() <= 2, 'code and storage caches emptied past their bounds')
+  } finally {
+    for (const chain of chains) await chain.close()
+  }
+})

@@ -16,6 +16,8 @@ import { Address, bytesToUnprefixedHex, createAccountFromRLP, unprefixedHexToByt
 import type { Account } from '@ethereumjs/util'
 import { FixedMerkleStateManager } from '../../evm/state-manager.js'
 import { toNibbles } from '../ordered-trie.js'
+import { DecodedAccountCache } from './account-cache.js'
+import { trimCaches } from './builder-caches.js'
 import { storageTriePrefix } from './state-db.js'
 import { bulkUpdateTrie } from './trie-bulk-update.js'
 import { TrieReader } from './trie-reader.js'
@@ -81,6 +83,14 @@ export class BulkFlushStateManager extends FixedMerkleStateManager {
   override async getAccount(address: Address): Promise<Account | undefined> {
     const cache = this._caches?.account
     if (!this.bulk || cache === undefined) return super.getAccount(address)
+    if (cache instanceof DecodedAccountCache) {
+      const known = cache.account(address)
+      if (known !== null) return known
+      const rlp = await this.accountReader.get(this._trie.root(), this.hash(address.bytes))
+      const account = rlp !== null ? createAccountFromRLP(rlp) : undefined
+      cache.fill(address, account)
+      return account
+    }
     const cached = cache.get(address)
     if (cached !== undefined) return cached.accountRLP !== undefined ? createAccountFromRLP(cached.accountRLP) : undefined
     const rlp = await this.accountReader.get(this._trie.root(), this.hash(address.bytes))
@@ -110,6 +120,12 @@ export class BulkFlushStateManager extends FixedMerkleStateManager {
   }
 
   override async flush(): Promise<void> {
+    await this.flushToTrie()
+    // the trie holds every change now: what the caches drop is read from it again
+    if (this._checkpointCount === 0 && this._caches !== undefined) trimCaches(this._caches)
+  }
+
+  private async flushToTrie(): Promise<void> {
     if (!this.bulk) return super.flush()
     this.slicer.restart()
     await this.flushStorage()
