@@ -5,7 +5,9 @@
 // variant, the only one that never drops a changed account before its flush, grows with every account
 // the node ever touched. Here a write keeps a copy of the account and encodes it only when the trie
 // needs it (once a block at most), a read hands out a copy; clean accounts beyond the bound are dropped
-// after a flush, oldest written first, and read from the trie again when needed.
+// after a flush, those cached first going first, and read from the trie again when needed. (Moving a
+// rewritten account to the end, delete then set, costs a Map of 50,000 entries ~2.7 µs a write against
+// ~0.1 µs: its deleted slots make V8 rebuild the table.)
 
 import { Account, bytesToUnprefixedHex } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
@@ -82,8 +84,6 @@ export class DecodedAccountCache {
         : couldBePartialAccount
           ? new AccountEntry(copyAccount(account), account.serializeWithPartialInfo())
           : new AccountEntry(copyAccount(account))
-    // written last, dropped last
-    this.entries.delete(key)
     this.entries.set(key, entry)
     this.stats_.writes++
   }
@@ -97,7 +97,6 @@ export class DecodedAccountCache {
   del(address: Address): void {
     const key = bytesToUnprefixedHex(address.bytes)
     this.saveBefore(key)
-    this.entries.delete(key)
     this.entries.set(key, new AccountEntry(undefined))
     this.stats_.deletions++
   }
@@ -146,7 +145,7 @@ export class DecodedAccountCache {
   }
 
   /**
-   * Drops the oldest-written accounts beyond the bound. Only with no checkpoint open and nothing changed
+   * Drops the accounts cached first beyond the bound. Only with no checkpoint open and nothing changed
    * since the last flush, and once the trie holds that flush: a dropped account is read from it again.
    */
   evictClean(): number {
