@@ -10,13 +10,15 @@ import { HISTORY_STORAGE } from '../../dist/chain/system-contracts.js'
 import { compile } from '../helpers/contracts.js'
 import { benchKeys, deploy, openTempChain } from '../../bench/lib/temp-chain.js'
 
+const { Token } = compile()
+const tokenAbi = new Interface(Token.abi)
+/** The token's transfer calldata. */
+const transfer = (to, amount) => hexToBytes(tokenAbi.encodeFunctionData('transfer', [to, amount]))
+const addressOf = (key) => bytesToHex(privateToAddress(key))
+
 test('bulk flush and MPT flush agree on every state root (accounts created, storage written, zeroed)', async () => {
   const senders = benchKeys(30, 41)
-  const { Token } = compile()
-  const abi = new Interface(Token.abi)
-  const transfer = (to, amount) => hexToBytes(abi.encodeFunctionData('transfer', [to, amount]))
   const fresh = (i) => `0x${(0xb0000 + i).toString(16).padStart(40, '0')}`
-  const addressOf = (key) => bytesToHex(privateToAddress(key))
   // without EIP-2935's contract, which would store each chain's own parent hashes (they differ with the sealing time)
   const alloc = { [HISTORY_STORAGE.address]: null }
   const chains = [await openTempChain({ funded: senders, alloc }), await openTempChain({ funded: senders, alloc, stateHistory: 128 })]
@@ -74,7 +76,7 @@ test('accounts missing from the producer cache are read through the trie reader,
       return mptGet(...args)
     }
     const addresses = [
-      ...senders.map((key) => bytesToHex(privateToAddress(key))),
+      ...senders.map(addressOf),
       ...[0, 1, 19, 100, 119, 200, 219].map(fresh),
       fresh(999), // never written
     ].map((a) => new Address(hexToBytes(a)))
@@ -101,15 +103,13 @@ test('storage slots missing from the producer cache are read through the trie re
   const { FixedMerkleStateManager } = await import('../../dist/evm/state-manager.js')
   const { Address, setLengthLeft } = await import('@ethereumjs/util')
   const { keccak256 } = await import('ethers')
-  const { Token } = compile()
-  const abi = new Interface(Token.abi)
   const fresh = (i) => `0x${(0xc2000 + i).toString(16).padStart(40, '0')}`
   const chain = await openTempChain()
   try {
     const token = await deploy(chain, Token.bytecode)
     for (let b = 0; b < 3; b++) {
       for (let i = 0; i < 20; i++) {
-        await chain.submit(chain.sign(chain.dev[0].key, { to: hexToBytes(token), data: hexToBytes(abi.encodeFunctionData('transfer', [fresh(b * 100 + i), BigInt(b * 100 + i + 1)])), gasLimit: 80_000n }))
+        await chain.submit(chain.sign(chain.dev[0].key, { to: hexToBytes(token), data: transfer(fresh(b * 100 + i), BigInt(b * 100 + i + 1)), gasLimit: 80_000n }))
       }
       assert.equal((await chain.sealBlock()).txHashes.length, 20)
     }
@@ -155,11 +155,7 @@ test('storage slots missing from the producer cache are read through the trie re
 test('the builder caches trimmed to a few entries after every block keep the state roots of untrimmed ones', async () => {
   const { builderCaches } = await import('../../dist/chain/store/builder-caches.js')
   const senders = benchKeys(12, 47)
-  const { Token } = compile()
-  const abi = new Interface(Token.abi)
-  const transfer = (to, amount) => hexToBytes(abi.encodeFunctionData('transfer', [to, amount]))
   const fresh = (i) => `0x${(0xc3000 + i).toString(16).padStart(40, '0')}`
-  const addressOf = (key) => bytesToHex(privateToAddress(key))
   const alloc = { [HISTORY_STORAGE.address]: null }
   const chains = [await openTempChain({ funded: senders, alloc }), await openTempChain({ funded: senders, alloc })]
   const tiny = builderCaches({ accounts: 4, slots: 3, codes: 1 })

@@ -8,24 +8,16 @@ import { Caches, CacheType } from '@ethereumjs/statemanager'
 import type { AccountCache, CodeCache, StorageCache } from '@ethereumjs/statemanager'
 import { DecodedAccountCache } from './account-cache.js'
 
-/** Accounts kept decoded (~250 bytes each). */
-export const BUILDER_CACHED_ACCOUNTS = 100_000
-/** Storage slots kept (~200 bytes each); a token transfer to a new holder adds one. */
-export const BUILDER_CACHED_SLOTS = 100_000
-/** Contract codes kept (up to 24 KiB each, EIP-170); a block touches a few. */
-export const BUILDER_CACHED_CODES = 2_000
-
 export interface BuilderCacheBounds {
+  /** Accounts kept decoded (~250 bytes each). */
   accounts: number
+  /** Storage slots kept (~200 bytes each); a token transfer to a new holder adds one. */
   slots: number
+  /** Contract codes kept (up to 24 KiB each, EIP-170); a block touches a few. */
   codes: number
 }
 
-export const BUILDER_CACHE_BOUNDS: BuilderCacheBounds = {
-  accounts: BUILDER_CACHED_ACCOUNTS,
-  slots: BUILDER_CACHED_SLOTS,
-  codes: BUILDER_CACHED_CODES,
-}
+export const BUILDER_CACHE_BOUNDS: BuilderCacheBounds = { accounts: 100_000, slots: 100_000, codes: 2_000 }
 
 export function builderCaches(bounds: BuilderCacheBounds = BUILDER_CACHE_BOUNDS): Caches {
   const caches = new Caches({

@@ -81,21 +81,14 @@ export class BulkFlushStateManager extends FixedMerkleStateManager {
   }
 
   override async getAccount(address: Address): Promise<Account | undefined> {
+    // builders construct it with builderCaches(): any other account cache takes the library's path
     const cache = this._caches?.account
-    if (!this.bulk || cache === undefined) return super.getAccount(address)
-    if (cache instanceof DecodedAccountCache) {
-      const known = cache.account(address)
-      if (known !== null) return known
-      const rlp = await this.accountReader.get(this._trie.root(), this.hash(address.bytes))
-      const account = rlp !== null ? createAccountFromRLP(rlp) : undefined
-      cache.fill(address, account)
-      return account
-    }
-    const cached = cache.get(address)
-    if (cached !== undefined) return cached.accountRLP !== undefined ? createAccountFromRLP(cached.accountRLP) : undefined
+    if (!this.bulk || !(cache instanceof DecodedAccountCache)) return super.getAccount(address)
+    const known = cache.account(address)
+    if (known !== null) return known
     const rlp = await this.accountReader.get(this._trie.root(), this.hash(address.bytes))
     const account = rlp !== null ? createAccountFromRLP(rlp) : undefined
-    cache.put(address, account)
+    cache.fill(address, account)
     return account
   }
 
