@@ -5,8 +5,9 @@
 // the call paths into them.
 //
 //   npm run build && node bench/macro/tx-alloc.js [erc20|native] [--per-sender 100] [--stacks] [--top 30]
-//                      [--survivors]
+//                      [--survivors] [--main]
 //   --survivors  only what outlives the young generation (promoted, or live at the end)
+//   --main       the main thread instead (intake, RPC transport, receipt reads, new heads)
 
 import WebSocket from 'ws'
 import { flagValue as opt } from '../lib/args.js'
@@ -21,12 +22,13 @@ const STACKS = process.argv.includes('--stacks')
 // only what outlives the young generation (a scavenge copies it, a full collection frees it): the
 // allocations that set the collectors' cost rather than their rate
 const SURVIVORS = process.argv.includes('--survivors')
+const MAIN = process.argv.includes('--main')
 // a sample every 8 KiB allocated (V8's default is 32 KiB): ~25 samples an ERC20 transfer
 const SAMPLING_BYTES = 8192
 const UNMINED = 64
 
-/** A DevTools protocol session with the producer thread, through the main thread's inspector. */
-async function producerSession(port) {
+/** A DevTools protocol session with the producer thread (or with `main`, the main thread's own). */
+async function threadSession(port, main) {
   const [target] = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()
   const ws = new WebSocket(target.webSocketDebuggerUrl)
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject))
@@ -50,6 +52,15 @@ async function producerSession(port) {
     })
     send()
   })
+  if (main) {
+    return {
+      send(method, params = {}) {
+        const my = ++id
+        return call(`m${my}`, () => ws.send(JSON.stringify({ id: my, method, params })))
+      },
+      close: () => ws.close(),
+    }
+  }
   const my = ++id
   await call(`m${my}`, () => ws.send(JSON.stringify({ id: my, method: 'NodeWorker.enable', params: { waitForDebuggerOnStart: false } })))
   const deadline = Date.now() + 5_000
@@ -94,7 +105,7 @@ try {
   // a warm-up run: V8 compiles the paths before the measured one
   await submitTransfers(node, ctx, KIND, await signTransfers(node, ctx, KIND, 40), UNMINED)
   const signed = await signTransfers(node, ctx, KIND, PER_SENDER)
-  const session = await producerSession(inspectPort)
+  const session = await threadSession(inspectPort, MAIN)
   try {
     await session.send('HeapProfiler.enable')
     await session.send('HeapProfiler.startSampling', { samplingInterval: SAMPLING_BYTES, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !SURVIVORS })
@@ -102,7 +113,7 @@ try {
     const { profile } = await session.send('HeapProfiler.stopSampling')
     if (run.errors > 0) throw new Error(`${run.errors} transfers failed`)
     const { perTransfer, rows } = aggregate(profile, run.calls)
-    console.log(`Keel's producer, ${KIND} × ${run.calls} (${run.value} tx/s under the profiler): ${(perTransfer / 1024).toFixed(1)} KiB ${SURVIVORS ? 'outliving the young generation' : 'allocated'} a transfer`)
+    console.log(`Keel's ${MAIN ? 'main thread' : 'producer'}, ${KIND} × ${run.calls} (${run.value} tx/s under the profiler): ${(perTransfer / 1024).toFixed(1)} KiB ${SURVIVORS ? 'outliving the young generation' : 'allocated'} a transfer`)
     console.table(rows)
   } finally {
     session.close()

@@ -27,11 +27,12 @@ export function blockMemo<T>(block: BlockRecord, key: string, make: () => T): T 
   return value
 }
 
-function asBlock(record: BlockRecord): Block {
+/** The block as formatBlock reads it; `withTxs` false leaves the transactions undecoded (an empty list). */
+function asBlock(record: BlockRecord, withTxs: boolean): Block {
   const header = record.header
   return {
     header,
-    transactions: record.txs(),
+    transactions: withTxs ? record.txs() : [],
     // an uncle shows by its hash alone
     uncleHeaders: record.uncles.map((u) => ({ hash: () => header.common.customCrypto.keccak256!(u) })),
     withdrawals: header.withdrawalsRoot !== undefined ? record.withdrawals.map((w) => createWithdrawalFromBytesArray(w as Parameters<typeof createWithdrawalFromBytesArray>[0])) : undefined,
@@ -48,8 +49,9 @@ const BODY_FIELDS = ['transactions', 'uncles', 'size', 'withdrawals'] as const
  */
 export function headerJson(block: BlockRecord): string {
   return blockMemo(block, 'header', () => {
-    // Derived from the cached block JSON, which clients ask for right after a newHeads anyway.
-    const header = JSON.parse(blockJson(block, false).json) as Record<string, unknown>
+    // formatted without the transactions: a newHeads payload of a block of thousands of transfers
+    // would otherwise decode each of them, or parse the block's JSON with every hash
+    const header = formatBlock(asBlock(block, false), { fullTransactions: false, senders: block.senders, size: block.size }) as Record<string, unknown>
     for (const field of BODY_FIELDS) delete header[field]
     return JSON.stringify(header)
   })
@@ -59,7 +61,7 @@ export function blockJson(record: BlockRecord, fullTransactions: boolean): RawJs
   return blockMemo(record, fullTransactions ? 'block:full' : 'block:hashes', () => {
     if (!fullTransactions && record.txHashes.length > 0) {
       // hashes are known without decoding the transactions
-      const obj = formatBlock({ ...asBlock(record), transactions: [] } as unknown as Block, {
+      const obj = formatBlock(asBlock(record, false), {
         fullTransactions: false,
         senders: record.senders,
         size: record.size,
@@ -68,7 +70,7 @@ export function blockJson(record: BlockRecord, fullTransactions: boolean): RawJs
       return new RawJson(flat(JSON.stringify(obj)))
     }
     return new RawJson(
-      flat(JSON.stringify(formatBlock(asBlock(record), { fullTransactions, senders: record.senders, size: record.size }))),
+      flat(JSON.stringify(formatBlock(asBlock(record, fullTransactions), { fullTransactions, senders: record.senders, size: record.size }))),
     )
   })
 }
