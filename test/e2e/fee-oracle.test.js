@@ -52,3 +52,17 @@ test('empty blocks count as the last suggestion: one dear transaction among them
   // the blocks before and after the transaction's are empty: 1 gwei each, and 50 gwei once
   assert.equal(await suggestion(node), GWEI)
 })
+
+test('a legacy transaction tips its gas price less the block base fee', async () => {
+  const node = await startNode({ blockTime: 0 })
+  nodes.push(node)
+  const wallet = new Wallet(DEV_KEYS[5])
+  const raw = await wallet.signTransaction({ type: 0, chainId: CHAIN_ID, nonce: 0, to: DEV_ADDRESSES[9], value: 1n, gasLimit: 21_000n, gasPrice: 7n * GWEI })
+  const receipt = await waitForReceipt(node.url, await rpcResult(node.url, 'eth_sendRawTransaction', [raw]))
+  const block = await rpcResult(node.url, 'eth_getBlockByNumber', [receipt.blockNumber, false])
+  const tip = 7n * GWEI - BigInt(block.baseFeePerGas)
+  assert.ok(tip > 0n && tip < 7n * GWEI, 'the base fee takes a part of the gas price')
+  assert.equal(await suggestion(node), tip)
+  const history = await rpcResult(node.url, 'eth_feeHistory', ['0x1', receipt.blockNumber, [50]])
+  assert.equal(BigInt(history.reward[0][0]), tip)
+})

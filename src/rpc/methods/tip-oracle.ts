@@ -7,8 +7,9 @@
 // defaults.
 
 import { gasUsedAt } from '../../chain/receipts.js'
+import { readTxFields } from '../../chain/tx-intake.js'
 import type { BlockRecord, ChainView } from '../../chain/view.js'
-import { effectiveGasPrice } from '../../json/transaction.js'
+import { priceAt } from '../../json/transaction.js'
 import { blockMemo } from './chain-json.js'
 
 const ORACLE_BLOCKS = 20
@@ -25,14 +26,21 @@ interface TipSample {
   sender: string
 }
 
-/** Each transaction's tip and gas used, cheapest tip first, kept with the block (the decoded block is not). */
+/**
+ * Each transaction's tip and gas used, cheapest tip first, kept with the block. The fee fields are read
+ * from the raw transactions: a transaction object each made the first fee query after 5,120 transfers
+ * hold the main thread 3-4 times as long (bench/README, "Block-sized work on the main thread").
+ */
 export function tipSamplesOf(block: BlockRecord): TipSample[] {
   return blockMemo(block, 'fee:tips', () => {
     const base = block.header.baseFeePerGas ?? 0n
-    const txs = block.txs()
+    const count = block.txHashes.length
     const receipts = block.receipts()
-    const out: TipSample[] = new Array(txs.length)
-    for (let i = 0; i < txs.length; i++) out[i] = { tip: effectiveGasPrice(txs[i], base) - base, gas: gasUsedAt(receipts, i), sender: block.senders[i] }
+    const out: TipSample[] = new Array(count)
+    for (let i = 0; i < count; i++) {
+      const { maxFeePerGas, maxPriorityFeePerGas } = readTxFields(block.rawTx(i))
+      out[i] = { tip: priceAt(maxFeePerGas, maxPriorityFeePerGas, base) - base, gas: gasUsedAt(receipts, i), sender: block.senders[i] }
+    }
     return out.sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0))
   })
 }
