@@ -2,9 +2,10 @@
 // block is built at the first request for it and kept with the cached block, so the first
 // eth_getBlockByNumber (hashes only), the first eth_getHeaderByNumber (a newHeads payload is the same
 // text) and the first fee suggestion after the blocks (geth's oracle reads 20 blocks' tips) each pay for
-// the whole block once, on the thread that serves every other request. 64 senders × 40 native, then
-// ERC20, transfers (the macro bench's runs) on a fresh node; each block that holds them is read once
-// cold, then the header again.
+// the whole block once, on the thread that serves every other request; so does the first with full
+// transactions (what indexers ask for). 64 senders × 40 native, then ERC20, transfers (the macro bench's
+// runs) on a fresh node; each block that holds them is read once cold, then again: the second read is the
+// transport and this client's JSON parsing, the difference the node's building of the JSON.
 //
 //   npm run build && node bench/macro/block-reads.js
 
@@ -30,7 +31,9 @@ try {
       const block = await timed(() => rpc(node.url, 'eth_getBlockByNumber', [number, false]))
       const header = await timed(() => rpc(node.url, 'eth_getHeaderByNumber', [number]))
       const again = await timed(() => rpc(node.url, 'eth_getHeaderByNumber', [number]))
-      rows.push({ kind, block: Number(number), transactions: block.result.transactions.length, 'block JSON, first (ms)': block.ms, 'header, first (ms)': header.ms, 'header, cached (ms)': again.ms })
+      const full = await timed(() => rpc(node.url, 'eth_getBlockByNumber', [number, true]))
+      const fullAgain = await timed(() => rpc(node.url, 'eth_getBlockByNumber', [number, true]))
+      rows.push({ kind, block: Number(number), transactions: block.result.transactions.length, 'block JSON, first (ms)': block.ms, 'header, first (ms)': header.ms, 'header, cached (ms)': again.ms, 'full block, first (ms)': full.ms, 'full block, cached (ms)': fullAgain.ms })
     }
   }
   console.table(rows)

@@ -74,6 +74,7 @@ export interface TxFields {
   maxPriorityFeePerGas: bigint
   /** empty for a contract creation */
   to: Uint8Array
+  value: bigint
   data: Uint8Array
   /** Legacy: v as signed; typed: yParity. */
   v: bigint
@@ -269,7 +270,7 @@ export function readTxFields(raw: Uint8Array): TxFields {
   const to = bytes('to')
   if (to.length !== 0 && to.length !== 20) throw invalidTransaction(`rlp: input string of wrong size for to`)
   if (type === 4 && to.length === 0) throw invalidTransaction('rlp: input string too short for common.Address, decoding into (types.SetCodeTx).To')
-  num('value', 32)
+  const value = num('value', 32)
   const data = bytes('data')
   const accessListLength = type !== 0 ? list('accessList') : 0
   const authorizationCount = type === 4 ? list('authorizationList') : 0
@@ -293,6 +294,7 @@ export function readTxFields(raw: Uint8Array): TxFields {
     maxFeePerGas,
     maxPriorityFeePerGas,
     to,
+    value,
     data,
     v,
     r,

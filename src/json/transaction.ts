@@ -77,6 +77,27 @@ function legacyChainId(v: bigint): bigint | undefined {
   return v >= 35n ? (v - 35n) / 2n : undefined
 }
 
+/** What a transaction's JSON is made of, whether read from a transaction object or from its bytes. */
+interface TxParts {
+  type: number
+  gasLimit: bigint
+  /** legacy and EIP-2930: the gas price */
+  maxFeePerGas: bigint
+  /** legacy and EIP-2930: the gas price */
+  maxPriorityFeePerGas: bigint
+  hash: string
+  data: Uint8Array
+  nonce: bigint
+  /** undefined for a contract creation */
+  to: Uint8Array | undefined
+  value: bigint
+  /** typed transactions' (a legacy one's is derived from v) */
+  chainId: bigint | undefined
+  v: bigint
+  r: bigint
+  s: bigint
+}
+
 /**
  * A transaction as geth's RPCTransaction. `sender` is the 0x sender, already recovered.
  * `where` null: pending (blockHash, blockNumber, blockTimestamp and transactionIndex are null,
@@ -84,8 +105,56 @@ function legacyChainId(v: bigint): bigint | undefined {
  */
 export function formatTransaction(tx: TypedTransaction, sender: string, where: TxLocation | null): Json {
   const type = tx.type
+  const legacyPrice = type === TYPE_LEGACY || type === TYPE_ACCESS_LIST
+  const fm = tx as FeeMarket1559Tx
+  const parts: TxParts = {
+    type,
+    gasLimit: tx.gasLimit,
+    maxFeePerGas: legacyPrice ? (tx as LegacyTx).gasPrice : fm.maxFeePerGas,
+    maxPriorityFeePerGas: legacyPrice ? (tx as LegacyTx).gasPrice : fm.maxPriorityFeePerGas,
+    hash: bytesToHex(tx.hash()),
+    data: tx.data,
+    nonce: tx.nonce,
+    to: tx.to?.bytes,
+    value: tx.value,
+    chainId: type === TYPE_LEGACY ? undefined : (tx as AccessList2930Tx).chainId,
+    v: tx.v ?? 0n,
+    r: tx.r ?? 0n,
+    s: tx.s ?? 0n,
+  }
+  return formatParts(parts, sender, where, tx)
+}
+
+/** The fields of a transaction as its bytes hold them (chain/tx-intake.ts readTxFields). */
+export interface TxFieldsForJson extends Omit<TxParts, 'hash' | 'to'> {
+  /** empty for a contract creation */
+  to: Uint8Array
+  accessListLength: number
+}
+
+/**
+ * Whether formatTransactionFields gives a transaction's JSON: legacy ones, and EIP-2930 and EIP-1559
+ * ones with an empty access list. The rest carry lists only the transaction object decodes.
+ */
+export function formatsFromFields(f: TxFieldsForJson): boolean {
+  return f.type === TYPE_LEGACY || ((f.type === TYPE_ACCESS_LIST || f.type === TYPE_FEE_MARKET) && f.accessListLength === 0)
+}
+
+/**
+ * formatTransaction's answer from the fields the transaction's bytes hold and its known hash, for those
+ * formatsFromFields takes: without the transaction object (its constructor's checks and conversions, and
+ * its hash encoded and hashed again), a block's full JSON takes a fraction of the time (bench/README,
+ * "Block-sized work on the main thread").
+ */
+export function formatTransactionFields(f: TxFieldsForJson, hash: string, sender: string, where: TxLocation | null): Json {
+  return formatParts({ ...f, hash, to: f.to.length === 0 ? undefined : f.to, chainId: f.type === TYPE_LEGACY ? undefined : f.chainId }, sender, where, undefined)
+}
+
+/** `tx`: the transaction object, for the lists of typed transactions; without it they have none. */
+function formatParts(p: TxParts, sender: string, where: TxLocation | null, tx: TypedTransaction | undefined): Json {
+  const type = p.type
   const feeMarket = type === TYPE_FEE_MARKET || type === TYPE_BLOB || type === TYPE_SET_CODE
-  const v = tx.v ?? 0n
+  const v = p.v
   const out: Json = {
     blockHash: where === null ? null : where.blockHash,
     blockNumber: where === null ? null : quantity(where.blockNumber),
@@ -93,35 +162,34 @@ export function formatTransaction(tx: TypedTransaction, sender: string, where: T
   if (where === null) out.blockTimestamp = null
   else if (where.blockTimestamp !== undefined) out.blockTimestamp = quantity(where.blockTimestamp)
   out.from = sender
-  out.gas = quantity(tx.gasLimit)
+  out.gas = quantity(p.gasLimit)
   if (feeMarket) {
-    const fm = tx as FeeMarket1559Tx
-    out.gasPrice = quantity(where === null ? fm.maxFeePerGas : effectiveGasPrice(tx, where.baseFee))
-    out.maxFeePerGas = quantity(fm.maxFeePerGas)
-    out.maxPriorityFeePerGas = quantity(fm.maxPriorityFeePerGas)
+    out.gasPrice = quantity(where === null ? p.maxFeePerGas : priceAt(p.maxFeePerGas, p.maxPriorityFeePerGas, where.baseFee))
+    out.maxFeePerGas = quantity(p.maxFeePerGas)
+    out.maxPriorityFeePerGas = quantity(p.maxPriorityFeePerGas)
     if (type === TYPE_BLOB) out.maxFeePerBlobGas = quantity((tx as Blob4844Tx).maxFeePerBlobGas)
   } else {
-    out.gasPrice = quantity((tx as LegacyTx).gasPrice)
+    out.gasPrice = quantity(p.maxFeePerGas)
   }
-  out.hash = bytesToHex(tx.hash())
-  out.input = bytesToHex(tx.data)
-  out.nonce = quantity(tx.nonce)
-  out.to = tx.to === undefined ? null : addressHex(tx.to)
+  out.hash = p.hash
+  out.input = bytesToHex(p.data)
+  out.nonce = quantity(p.nonce)
+  out.to = p.to === undefined ? null : addressHex(p.to)
   out.transactionIndex = where === null ? null : quantity(where.index)
-  out.value = quantity(tx.value)
+  out.value = quantity(p.value)
   out.type = quantity(type)
   if (type === TYPE_LEGACY) {
     const chainId = legacyChainId(v)
     if (chainId !== undefined) out.chainId = quantity(chainId)
   } else {
-    out.accessList = accessListJson((tx as AccessList2930Tx).accessList)
-    out.chainId = quantity((tx as AccessList2930Tx).chainId)
+    out.accessList = tx === undefined ? [] : accessListJson((tx as AccessList2930Tx).accessList)
+    out.chainId = quantity(p.chainId!)
     if (type === TYPE_BLOB) out.blobVersionedHashes = (tx as Blob4844Tx).blobVersionedHashes.map((h) => h.toLowerCase())
     if (type === TYPE_SET_CODE) out.authorizationList = authorizationListJson((tx as EOACode7702Tx).authorizationList)
   }
   out.v = quantity(v)
-  out.r = quantity(tx.r ?? 0n)
-  out.s = quantity(tx.s ?? 0n)
+  out.r = quantity(p.r)
+  out.s = quantity(p.s)
   if (type !== TYPE_LEGACY) out.yParity = quantity(v)
   return out
 }

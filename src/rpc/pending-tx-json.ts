@@ -1,12 +1,10 @@
 // The JSON of a transaction announced as new to the pool, for newPendingTransactions with full objects.
 
 import type { Common } from '@ethereumjs/common'
-import { createTxFromRLP } from '@ethereumjs/tx'
 import type { TxWire } from '../chain/messages.js'
 import type { ProducerClient } from '../chain/producer-client.js'
 import type { ChainView } from '../chain/view.js'
-import { formatTransaction } from '../json/transaction.js'
-import { transactionJson } from './methods/chain-json.js'
+import { rawTransactionJson, transactionJson } from './methods/chain-json.js'
 
 /**
  * The pending form (blockHash null) while the pool holds it. A transaction already sealed (automine
@@ -19,10 +17,7 @@ export async function pendingTransactionJson(
   hash: string,
 ): Promise<string | null> {
   const wire = await producer.query<TxWire | null>({ q: 'get', hash })
-  if (wire !== null) {
-    const tx = createTxFromRLP(wire.raw, { common })
-    return JSON.stringify(formatTransaction(tx, wire.sender, null))
-  }
+  if (wire !== null) return JSON.stringify(rawTransactionJson(wire.raw, wire.hash, wire.sender, null, common))
   const location = await view.txLocation(hash)
   if (location === undefined) return null
   const block = await view.blockByNumber(location.number)

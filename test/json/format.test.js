@@ -11,7 +11,7 @@ import { latestForkConfig } from '../../dist/evm/geth-genesis.js'
 import { formatBlock } from '../../dist/json/block.js'
 import { formatLog } from '../../dist/json/log.js'
 import { formatReceipt } from '../../dist/json/receipt.js'
-import { effectiveGasPrice, formatTransaction } from '../../dist/json/transaction.js'
+import { effectiveGasPrice, formatsFromFields, formatTransaction, formatTransactionFields } from '../../dist/json/transaction.js'
 import { readTxFields } from '../../dist/chain/tx-intake.js'
 import { bytesToHex, hexToBytes, quantity } from '../../dist/util/hex.js'
 import { validateMethodResult, validateSchema } from '../helpers/schema.js'
@@ -182,6 +182,28 @@ describe('formatTransaction', () => {
         )
       }
     })
+  })
+
+  test('from the fields the bytes hold: the same JSON as from the transaction object', () => {
+    const plain = [
+      txs[0],
+      // unprotected legacy (v 27/28: no chain id), an EIP-2930 one with an empty access list, an EIP-1559 call
+      createLegacyTx({ nonce: 7, gasPrice: GWEI, gasLimit: 21000, to: TO, value: 10n ** 18n }).sign(KEY),
+      createAccessList2930Tx({ nonce: 8, gasPrice: 2n * GWEI, gasLimit: 30000, to: TO, value: 3, accessList: [] }, { common }).sign(KEY),
+      txs[2],
+      createFeeMarket1559Tx({ nonce: 9, maxFeePerGas: 3n * GWEI, maxPriorityFeePerGas: 5n, gasLimit: 50000, to: TO, value: 1, data: '0xa9059cbb' }, { common }).sign(KEY),
+    ]
+    for (const tx of plain) {
+      const fields = readTxFields(tx.serialize())
+      assert.equal(formatsFromFields(fields), true, `type ${tx.type}`)
+      for (const at of [where(3, 7n), where(0, undefined), null]) {
+        const out = formatTransactionFields(fields, bytesToHex(tx.hash()), sender, at)
+        assert.deepEqual(wire(out), wire(formatTransaction(tx, sender, at)))
+        assertOrder(out, TX_ORDER)
+      }
+    }
+    // lists only the transaction object decodes: an access list, an authorization list
+    for (const tx of [txs[1], txs[3]]) assert.equal(formatsFromFields(readTxFields(tx.serialize())), false, `type ${tx.type}`)
   })
 
   test('gasPrice: effective when mined, maxFeePerGas when pending', () => {

@@ -2,6 +2,8 @@
 // a sealed block never changes, so its JSON is served as is to every later request.
 
 import type { Block } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { createTxFromRLP } from '@ethereumjs/tx'
 import { bigIntToUnpaddedBytes, bytesToHex, createWithdrawalFromBytesArray, generateAddress, hexToBytes } from '@ethereumjs/util'
 import { readTxFields } from '../../chain/tx-intake.js'
 import { gasUsedAt } from '../../chain/receipts.js'
@@ -13,7 +15,7 @@ import { encodeBlockLogs, formatLog } from '../../json/log.js'
 import type { EncodedLogs } from '../../json/log.js'
 import { formatReceipt } from '../../json/receipt.js'
 import type { ReceiptTx } from '../../json/receipt.js'
-import { formatTransaction } from '../../json/transaction.js'
+import { formatsFromFields, formatTransaction, formatTransactionFields } from '../../json/transaction.js'
 import type { TxLocation } from '../../json/transaction.js'
 import type { MatchedLog } from '../../chain/logs.js'
 
@@ -27,12 +29,12 @@ export function blockMemo<T>(block: BlockRecord, key: string, make: () => T): T 
   return value
 }
 
-/** The block as formatBlock reads it; `withTxs` false leaves the transactions undecoded (an empty list). */
-function asBlock(record: BlockRecord, withTxs: boolean): Block {
+/** The block as formatBlock reads it, without its transactions (the callers put in their JSON). */
+function asBlock(record: BlockRecord): Block {
   const header = record.header
   return {
     header,
-    transactions: withTxs ? record.txs() : [],
+    transactions: [],
     // an uncle shows by its hash alone
     uncleHeaders: record.uncles.map((u) => ({ hash: () => header.common.customCrypto.keccak256!(u) })),
     withdrawals: header.withdrawalsRoot !== undefined ? record.withdrawals.map((w) => createWithdrawalFromBytesArray(w as Parameters<typeof createWithdrawalFromBytesArray>[0])) : undefined,
@@ -51,7 +53,7 @@ export function headerJson(block: BlockRecord): string {
   return blockMemo(block, 'header', () => {
     // formatted without the transactions: a newHeads payload of a block of thousands of transfers
     // would otherwise decode each of them, or parse the block's JSON with every hash
-    const header = formatBlock(asBlock(block, false), { fullTransactions: false, senders: block.senders, size: block.size }) as Record<string, unknown>
+    const header = formatBlock(asBlock(block), { fullTransactions: false, senders: block.senders, size: block.size }) as Record<string, unknown>
     for (const field of BODY_FIELDS) delete header[field]
     return JSON.stringify(header)
   })
@@ -59,20 +61,31 @@ export function headerJson(block: BlockRecord): string {
 
 export function blockJson(record: BlockRecord, fullTransactions: boolean): RawJson {
   return blockMemo(record, fullTransactions ? 'block:full' : 'block:hashes', () => {
-    if (!fullTransactions && record.txHashes.length > 0) {
+    const obj = formatBlock(asBlock(record), { fullTransactions: false, senders: record.senders, size: record.size })
+    if (fullTransactions) {
+      const txs: Array<Record<string, unknown>> = new Array(record.txHashes.length)
+      for (let i = 0; i < txs.length; i++) txs[i] = txJson(record, i)
+      obj.transactions = txs
+    } else {
       // hashes are known without decoding the transactions
-      const obj = formatBlock(asBlock(record, false), {
-        fullTransactions: false,
-        senders: record.senders,
-        size: record.size,
-      })
       obj.transactions = record.txHashes
-      return new RawJson(flat(JSON.stringify(obj)))
     }
-    return new RawJson(
-      flat(JSON.stringify(formatBlock(asBlock(record, fullTransactions), { fullTransactions, senders: record.senders, size: record.size }))),
-    )
+    return new RawJson(flat(JSON.stringify(obj)))
   })
+}
+
+function txJson(record: BlockRecord, index: number): Record<string, unknown> {
+  return rawTransactionJson(record.rawTx(index), record.txHashes[index]!, record.senders[index]!, location(record, index), record.header.common)
+}
+
+/**
+ * A transaction as geth's RPCTransaction from its bytes (`where` null: pending), from the fields they hold
+ * where those are all it takes, else from the transaction object.
+ */
+export function rawTransactionJson(raw: Uint8Array, hash: string, sender: string, where: TxLocation | null, common: Common): Record<string, unknown> {
+  const fields = readTxFields(raw)
+  if (formatsFromFields(fields)) return formatTransactionFields(fields, hash, sender, where)
+  return formatTransaction(createTxFromRLP(raw, { common }), sender, where)
 }
 
 function location(record: BlockRecord, index: number): TxLocation {
@@ -87,9 +100,7 @@ function location(record: BlockRecord, index: number): TxLocation {
 
 export function transactionJson(record: BlockRecord, index: number): RawJson | null {
   if (index < 0 || index >= record.txHashes.length) return null
-  return blockMemo(record, `tx:${index}`, () =>
-    new RawJson(flat(JSON.stringify(formatTransaction(record.tx(index), record.senders[index], location(record, index))))),
-  )
+  return blockMemo(record, `tx:${index}`, () => new RawJson(flat(JSON.stringify(txJson(record, index)))))
 }
 
 /**

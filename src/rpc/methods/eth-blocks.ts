@@ -1,15 +1,13 @@
 // Blocks, transactions and receipts: the eth_getBlock*, eth_getTransaction*, eth_getRawTransaction*, eth_getUncle* family.
 
-import { createTxFromRLP } from '@ethereumjs/tx'
 import { bytesToHex } from '@ethereumjs/util'
 import type { TxWire } from '../../chain/messages.js'
 import type { BlockRecord } from '../../chain/view.js'
 import type { MethodHandler } from '../context.js'
 import { RawJson } from '../context.js'
-import { formatTransaction } from '../../json/transaction.js'
 import { quantity } from '../../util/hex.js'
 import * as p from '../params.js'
-import { blockJson, blockReceiptsJson, headerJson, receiptJson, transactionJson } from './chain-json.js'
+import { blockJson, blockReceiptsJson, headerJson, rawTransactionJson, receiptJson, transactionJson } from './chain-json.js'
 import { resolveBlockOrNull } from './deps.js'
 import type { MethodDeps } from './deps.js'
 
@@ -136,8 +134,7 @@ export function blockMethods(deps: MethodDeps): Record<string, MethodHandler> {
     const found = await findTx(hash)
     if (found === undefined) return null
     if ('mined' in found) return found.mined.block === undefined ? null : transactionJson(found.mined.block, found.mined.index)
-    const tx = createTxFromRLP(found.wire.raw, { common: deps.common })
-    return new RawJson(JSON.stringify(formatTransaction(tx, found.wire.sender, null)))
+    return new RawJson(JSON.stringify(rawTransactionJson(found.wire.raw, found.wire.hash, found.wire.sender, null, deps.common)))
   }
 
   async function rawTransactionByHash(hash: string): Promise<string> {
