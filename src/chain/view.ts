@@ -6,8 +6,6 @@
 import { createBlockHeaderFromRLP } from '@ethereumjs/block'
 import type { BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
-import { createTxFromRLP } from '@ethereumjs/tx'
-import type { TypedTransaction } from '@ethereumjs/tx'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { blockRlpSize, decodeBody } from './body.js'
 import type { StoredBody } from './body.js'
@@ -47,12 +45,10 @@ export interface BlockRecord {
   txHashes: string[]
   senders: string[]
   /**
-   * Decoded for each use and not kept: the RPC layer keeps what it derives from them (JSON text, fee
-   * samples), which is a fraction of the decoded objects' size.
+   * A transaction's bytes as the block holds them (EIP-2718: type byte + payload, or a legacy RLP list).
+   * The RPC layer reads what it needs from them and keeps what it derives (JSON text, fee samples), a
+   * fraction of the size of decoded transaction objects.
    */
-  txs(): TypedTransaction[]
-  tx(index: number): TypedTransaction
-  /** a transaction's bytes as the block holds them (EIP-2718: type byte + payload, or a legacy RLP list) */
   rawTx(index: number): Uint8Array
   receipts(): ReceiptRecord[]
   /** uncle headers' RLP (a block from another client: keel import; Keel's own blocks have none) */
@@ -85,15 +81,6 @@ class LoadedBlock implements BlockRecord {
     this.hash = bytesToHex(header.hash())
     this.senders = senders.map((s) => bytesToHex(s))
     this.txHashes = knownTxHashes ?? rawTxs.map((raw) => bytesToHex(keccak(raw)))
-  }
-
-  txs(): TypedTransaction[] {
-    const opts = { common: this.header.common }
-    return this.rawTxs.map((raw) => createTxFromRLP(raw, opts))
-  }
-
-  tx(index: number): TypedTransaction {
-    return createTxFromRLP(this.rawTxs[index], { common: this.header.common })
   }
 
   rawTx(index: number): Uint8Array {
