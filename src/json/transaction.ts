@@ -31,14 +31,10 @@ export interface TxLocation {
   baseFee: bigint | undefined
 }
 
-/** Price per gas the sender pays: for fee-market txs baseFee + min(tip, maxFee - baseFee). */
-export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefined): bigint {
-  if (tx.type === TYPE_LEGACY || tx.type === TYPE_ACCESS_LIST) return (tx as LegacyTx | AccessList2930Tx).gasPrice
-  const { maxFeePerGas, maxPriorityFeePerGas } = tx as FeeMarket1559Tx
-  return priceAt(maxFeePerGas, maxPriorityFeePerGas, baseFee)
-}
-
-/** Price per gas at `baseFee` for a fee cap and a tip; a legacy or EIP-2930 transaction's gas price, given as both, comes out unchanged. */
+/**
+ * Price per gas the sender pays at `baseFee`: for fee-market txs baseFee + min(tip, maxFee - baseFee); a
+ * legacy or EIP-2930 transaction's gas price, given as both, comes out unchanged.
+ */
 export function priceAt(maxFeePerGas: bigint, maxPriorityFeePerGas: bigint, baseFee: bigint | undefined): bigint {
   if (baseFee === undefined) return maxFeePerGas
   const withTip = baseFee + maxPriorityFeePerGas
@@ -147,7 +143,7 @@ export function formatsFromFields(f: TxFieldsForJson): boolean {
  * "Block-sized work on the main thread").
  */
 export function formatTransactionFields(f: TxFieldsForJson, hash: string, sender: string, where: TxLocation | null): Json {
-  return formatParts({ ...f, hash, to: f.to.length === 0 ? undefined : f.to, chainId: f.type === TYPE_LEGACY ? undefined : f.chainId }, sender, where, undefined)
+  return formatParts({ ...f, hash, to: f.to.length === 0 ? undefined : f.to }, sender, where, undefined)
 }
 
 /** `tx`: the transaction object, for the lists of typed transactions; without it they have none. */

@@ -11,7 +11,7 @@ import { latestForkConfig } from '../../dist/evm/geth-genesis.js'
 import { formatBlock } from '../../dist/json/block.js'
 import { formatLog } from '../../dist/json/log.js'
 import { formatReceipt } from '../../dist/json/receipt.js'
-import { effectiveGasPrice, formatsFromFields, formatTransaction, formatTransactionFields } from '../../dist/json/transaction.js'
+import { formatsFromFields, formatTransaction, formatTransactionFields } from '../../dist/json/transaction.js'
 import { readTxFields } from '../../dist/chain/tx-intake.js'
 import { bytesToHex, hexToBytes, quantity } from '../../dist/util/hex.js'
 import { validateMethodResult, validateSchema } from '../helpers/schema.js'
@@ -41,6 +41,14 @@ function assertOrder(obj, order) {
 }
 
 const sortedKeys = (obj) => [...Object.keys(obj)].sort()
+
+/** The price per gas a transaction object pays at `baseFee` (undefined: before EIP-1559, the fee cap). */
+function paidPrice(tx, baseFee) {
+  if (tx.type === 0 || tx.type === 1) return tx.gasPrice
+  if (baseFee === undefined) return tx.maxFeePerGas
+  const withTip = baseFee + tx.maxPriorityFeePerGas
+  return withTip < tx.maxFeePerGas ? withTip : tx.maxFeePerGas
+}
 
 /** What the chain hands formatReceipt for a transaction: the fields read from its bytes, its hash, the chain's rules. */
 const receiptTx = (tx) => ({ tx: readTxFields(tx.serialize()), transactionHash: bytesToHex(tx.hash()), common })
@@ -211,8 +219,8 @@ describe('formatTransaction', () => {
     assert.equal(formatTransaction(fm, sender, where(2, 7n)).gasPrice, quantity(GWEI + 7n))
     assert.equal(formatTransaction(fm, sender, where(2, 5n * GWEI / 2n)).gasPrice, quantity(3n * GWEI)) // capped by maxFee
     assert.equal(formatTransaction(txs[1], sender, where(1)).gasPrice, quantity(2n * GWEI)) // 2930: its gasPrice
-    assert.equal(effectiveGasPrice(txs[3], 10n), 12n)
-    assert.equal(effectiveGasPrice(txs[0], 10n), GWEI)
+    assert.equal(formatTransaction(txs[3], sender, where(3, 10n)).gasPrice, quantity(12n)) // 7702: base fee + tip
+    assert.equal(formatTransaction(txs[0], sender, where(0, 10n)).gasPrice, quantity(GWEI)) // legacy: its gasPrice
   })
 
   test('pending', () => {
@@ -372,7 +380,7 @@ describe('receipt fields read from the bytes (readTxFields)', () => {
           ...receiptTx(tx), sender, receipt: { status: 1, cumulativeGasUsed: 21000n, logs: [] }, gasUsed: 21000n,
           blockHash, blockNumber: 5n, index: 0, baseFee, firstLogIndex: 0, contractAddress: null,
         })
-        assert.equal(out.effectiveGasPrice, quantity(effectiveGasPrice(tx, baseFee)), `type ${tx.type}, base fee ${baseFee}`)
+        assert.equal(out.effectiveGasPrice, quantity(paidPrice(tx, baseFee)), `type ${tx.type}, base fee ${baseFee}`)
         assert.equal(out.type, quantity(BigInt(tx.type)))
         assert.equal(out.to, tx.to === undefined ? null : tx.to.toString())
       }
