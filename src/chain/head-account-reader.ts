@@ -1,6 +1,6 @@
 // Nonces and balances at the head, for pool admission and the pool's re-check after each block. Never
-// at the block being built: its source is the committed trie in LevelDB, read with a TrieReader (decoded
-// nodes kept by hash), and each account is read once per head (the pool asks nonce and balance together).
+// at the block being built: its source is the committed trie in LevelDB, read with a TrieReader (nodes
+// kept by hash), and each account is read once per head (the pool asks nonce and balance together).
 
 import { createAccountFromRLP, KECCAK256_RLP } from '@ethereumjs/util'
 import type { Account } from '@ethereumjs/util'
@@ -9,7 +9,7 @@ import { TrieReader } from './store/trie-reader.js'
 import type { TrieNodeSource } from './store/trie-reader.js'
 import type { AccountReader } from './txpool.js'
 
-/** Decoded account-trie nodes kept: the upper levels, which every lookup walks. */
+/** Account-trie nodes kept: the upper levels, which every lookup walks. */
 const NODE_CACHE_BYTES = 2 << 20
 /** Accounts remembered at one head (senders of the pooled transactions, mostly). */
 const MAX_ACCOUNTS = 10_000

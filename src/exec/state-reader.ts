@@ -53,7 +53,7 @@ export class StateReader {
     level: ChainLevel,
     opts: StateReaderOptions = {},
   ) {
-    // point lookups keep decoded nodes; the MPT (proofs, code) keeps raw ones in a smaller cache
+    // point lookups keep nodes by hash, read in place; the MPT (proofs, code) keeps its own in a smaller cache
     this.trieDb = new ReadOnlyTrieDB(level, createNodeCache(RAW_NODES), opts.syncReads ?? false)
     this.tries = new TrieReader(this.trieDb, opts.nodeCacheBytes ?? 16 << 20)
     this.shared = sharedReadCaches(opts.slots ?? 64_000)

@@ -5,8 +5,8 @@
 // trie's put/del calls collected and applied together. With node pruning (--state-history) the MPT's
 // own path stays, since it reports the superseded nodes that pruning needs.
 // Between flushes the account trie does not change, so an account missing from the cache is read with
-// the TrieReader (decoded nodes kept by hash) instead of the MPT's walk, which decodes every node on the
-// path again: a block of transfers to new recipients spent ~25 KiB and the walk's async steps per
+// the TrieReader (nodes kept by hash, read in place) instead of the MPT's walk, which decodes every node
+// on the path again: a block of transfers to new recipients spent ~25 KiB and the walk's async steps per
 // transfer there. Storage tries neither: a slot missing from the cache is read the same way, under its
 // account's storage root (a token transfer to a new holder reads a slot no block has touched).
 
@@ -36,9 +36,9 @@ export type StorageWriteListener = (address: Address, fromRoot: Uint8Array, key:
 type Options = ConstructorParameters<typeof FixedMerkleStateManager>[0]
 
 const DELETE = new Uint8Array(0)
-/** Decoded account-trie nodes kept for reads: the upper levels of a trie of ~1M accounts. */
+/** Account-trie nodes kept for reads: the upper levels of a trie of ~1M accounts. */
 const ACCOUNT_NODE_CACHE_BYTES = 4 << 20
-/** Decoded storage-trie nodes kept for reads, of every contract. */
+/** Storage-trie nodes kept for reads, of every contract. */
 const STORAGE_NODE_CACHE_BYTES = 2 << 20
 /** RLP of an empty value: how the storage cache marks a slot known to be empty. */
 const RLP_EMPTY = Uint8Array.of(0x80)

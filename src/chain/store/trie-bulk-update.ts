@@ -9,6 +9,7 @@ import { equalsBytes, KECCAK256_RLP } from '@ethereumjs/util'
 import type { TrieItem } from '../ordered-trie.js'
 import { compareNibbles, hexPrefix, TrieNodeBuilder } from '../ordered-trie.js'
 import type { TimeSlicer } from '../../util/time-slicer.js'
+import { decodeNodeViews } from './trie-node.js'
 
 type Raw = Uint8Array | Raw[]
 /** A decoded node: 17 items (branch) or 2 (hex-prefix path + value for a leaf, child for an extension). */
@@ -73,7 +74,8 @@ class BulkUpdater {
   async load(hash: Uint8Array): Promise<NodeContent> {
     const encoded = await this.db.get(hash)
     if (encoded === undefined) throw new Error(`missing trie node ${Buffer.from(hash).toString('hex')}`)
-    return RLP.decode(encoded) as NodeContent
+    // views into the stored encoding: the update reads items and builds new nodes, never writing into one
+    return decodeNodeViews(encoded)
   }
 
   /** The node after applying items[lo, hi) (which all pass through it at `depth`); null when empty. */

@@ -1,0 +1,84 @@
+// A trie node's RLP read where it lies. A node is a list of 17 items (a branch) or 2 (a leaf or an
+// extension: hex-prefix path, then value or child); a child is a 32-byte hash, empty, or a node under 32
+// bytes embedded as a list. RLP.decode copies every item into a buffer of its own: a branch of 16 hashes
+// is 17 arrays and as many buffers, which the state reads kept in their caches and the block's trie
+// update held until its write (bench/README "Trie nodes read in place").
+
+/** A node's items as views into its encoding (embedded nodes as nested lists). Never written through. */
+export type NodeView = Uint8Array | NodeView[]
+
+/** The empty item (an empty child, a branch without a value): one shared view, which has no bytes to write. */
+const EMPTY = new Uint8Array(0)
+
+/** A malformed node: the database holds bytes that are not a trie node. */
+export class TrieNodeError extends Error {
+  constructor(detail: string) {
+    super(`malformed trie node: ${detail}`)
+    this.name = 'TrieNodeError'
+  }
+}
+
+/**
+ * Reads one RLP item header at a time. After read(): the payload spans [start, end) of the bytes, `end`
+ * is also where the next item begins, and `list` tells a list from a string. Positions are checked
+ * against the enclosing item's end, so a malformed node throws instead of reading past it.
+ */
+export class RlpCursor {
+  start = 0
+  end = 0
+  list = false
+
+  read(bytes: Uint8Array, pos: number, limit: number): void {
+    if (pos >= limit) throw new TrieNodeError(`an item expected at ${pos}, the enclosing item ends at ${limit}`)
+    const first = bytes[pos]
+    if (first < 0x80) {
+      this.start = pos
+      this.end = pos + 1
+      this.list = false
+      return
+    }
+    let start: number
+    let length: number
+    if (first <= 0xb7 || (first >= 0xc0 && first <= 0xf7)) {
+      start = pos + 1
+      length = first - (first <= 0xb7 ? 0x80 : 0xc0)
+    } else {
+      const lengthBytes = first - (first <= 0xbf ? 0xb7 : 0xf7)
+      start = pos + 1 + lengthBytes
+      if (start > limit) throw new TrieNodeError(`the length at ${pos} runs past ${limit}`)
+      length = 0
+      for (let i = pos + 1; i < start; i++) length = length * 256 + bytes[i]
+    }
+    const end = start + length
+    if (end > limit) throw new TrieNodeError(`the item at ${pos} (${length} bytes) runs past ${limit}`)
+    this.start = start
+    this.end = end
+    this.list = first >= 0xc0
+  }
+}
+
+/**
+ * The items of the node encoded at the start of `bytes`, as views (an embedded node as a nested list),
+ * for code that rebuilds nodes and reads their items without writing them.
+ */
+export function decodeNodeViews(bytes: Uint8Array): NodeView[] {
+  const cursor = new RlpCursor()
+  cursor.read(bytes, 0, bytes.length)
+  if (!cursor.list) throw new TrieNodeError('not a list')
+  if (cursor.end !== bytes.length) throw new TrieNodeError(`${bytes.length - cursor.end} bytes after the node`)
+  const items = listViews(bytes, cursor.start, cursor.end, cursor)
+  if (items.length !== 17 && items.length !== 2) throw new TrieNodeError(`${items.length} items`)
+  return items
+}
+
+function listViews(bytes: Uint8Array, pos: number, end: number, cursor: RlpCursor): NodeView[] {
+  const items: NodeView[] = []
+  while (pos < end) {
+    cursor.read(bytes, pos, end)
+    const next = cursor.end
+    if (cursor.list) items.push(listViews(bytes, cursor.start, cursor.end, cursor))
+    else items.push(cursor.start === cursor.end ? EMPTY : bytes.subarray(cursor.start, cursor.end))
+    pos = next
+  }
+  return items
+}
