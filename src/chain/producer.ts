@@ -291,13 +291,14 @@ export class Producer {
    * it again (content-addressed nodes come back when state returns to an earlier value).
    */
   private async trieOps(number: bigint): Promise<{ nodes: LevelOp[]; prune: LevelOp[] }> {
-    const { ops: nodes, written, superseded } = this.trieDb.takeCaptured()
+    const { ops: nodes, superseded } = this.trieDb.takeCaptured()
     const ops: LevelOp[] = []
     const done = { nodes, prune: ops }
     const history = BigInt(this.config.stateHistory)
     if (history === 0n) return done
     const numberBytes = encodeNumber(number)
-    for (const key of written) ops.push({ type: 'put', key: Keys.lastWritten(key), value: numberBytes })
+    // a node op's key is the trie table's prefix, then the raw trie key
+    for (const node of nodes) ops.push({ type: 'put', key: Keys.lastWritten(node.key.subarray(1)), value: numberBytes })
     if (superseded.length > 0) ops.push({ type: 'put', key: Keys.superseded(number), value: RLP.encode(superseded) })
     // prune a little later than the window RPC serves, so that a request already running on the
     // oldest served state, or a view one block behind the producer, never finds a node gone
@@ -307,7 +308,7 @@ export class Producer {
     if (listed === undefined) return done
     const keys = RLP.decode(listed) as unknown as Uint8Array[]
     const lastWritten = await this.level.getMany(keys.map((k) => Keys.lastWritten(k)))
-    const rewrittenNow = new Set(written.map((k) => bytesToHex(k)))
+    const rewrittenNow = new Set(nodes.map((node) => bytesToHex(node.key.subarray(1))))
     for (let i = 0; i < keys.length; i++) {
       const last = lastWritten[i]
       if (rewrittenNow.has(bytesToHex(keys[i])) || (last !== undefined && decodeNumber(last) > expiring)) continue

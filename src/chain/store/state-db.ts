@@ -116,11 +116,12 @@ export class ReadOnlyTrieDB extends LevelTrieDBBase {
   }
 }
 
-/** A block's trie writes: the nodes to store and (when pruning) the nodes its new state no longer uses. */
+/**
+ * A block's trie writes: the nodes to store (each op's key is the table prefix, then the raw trie key) and
+ * (when pruning) the raw trie keys of the nodes its new state no longer uses.
+ */
 export interface CapturedTrieWrites {
   ops: LevelOp[]
-  /** raw trie keys (without the table prefix) */
-  written: Uint8Array[]
   superseded: Uint8Array[]
 }
 
@@ -148,16 +149,11 @@ export class WritableTrieDB extends LevelTrieDBBase {
 
   /** The held-back writes; they stay readable until the batch is written. */
   takeCaptured(): CapturedTrieWrites {
-    const out: CapturedTrieWrites = { ops: [], written: [], superseded: [] }
+    const out: CapturedTrieWrites = { ops: [], superseded: [] }
     if (this.captured === undefined) return out
     for (const [key, value] of this.captured) {
-      const raw = trustedHexToBytes(key)
-      if (value === undefined) {
-        out.superseded.push(raw)
-      } else {
-        out.ops.push({ type: 'put', key: trieKey(key), value })
-        out.written.push(raw)
-      }
+      if (value === undefined) out.superseded.push(trustedHexToBytes(key))
+      else out.ops.push({ type: 'put', key: trieKey(key), value })
     }
     return out
   }
