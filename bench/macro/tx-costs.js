@@ -17,7 +17,7 @@
 //   --unmined-per-sender N  a long run: a sender's next submission waits until the one N before it is
 //                   mined (64 x N stays under the pool's 5,120); `--per-sender 400 --unmined-per-sender 64`
 //   --gas-limit GAS the blocks' gas limit on both nodes (a genesis file for Keel, --gas-limit for anvil):
-//                   with 1-s blocks the defaults (Keel 60M, anvil 30M) cap the mined rate of a long run
+//                   with 1-s blocks anvil's default 30M caps the mined rate of a long run (Keel's 150M: the cores do)
 //   --with-anvil    the same runs against anvil (--block-time 1, as the macro bench), after Keel's
 //   --no-profile    Keel without the profiler (its sampling threads cost ~10% of the node's CPU)
 //   --profiles DIR  keeps the .cpuprofile files (the whole process lifetime; Chrome DevTools opens them)
@@ -44,8 +44,8 @@ const KEEP = opt('--profiles', undefined)
 const PROFILE = !process.argv.includes('--no-profile')
 // the same runs against anvil (--block-time 1, as in the macro bench), without a profile
 const WITH_ANVIL = process.argv.includes('--with-anvil')
-// the blocks' gas limit (Keel's --dev genesis: 60M, anvil's default: 30M): with 1-s blocks it caps the
-// rate at gas limit / gas a transfer (60M: 2,857 native or ~1,167 ERC20 a second)
+// the blocks' gas limit (Keel's --dev genesis: 150M, anvil's default: 30M): with 1-s blocks it caps the
+// rate at gas limit / gas a transfer (150M: ~7,100 native or ~2,900 ERC20 a second; 30M: 1,428 or ~583)
 const GAS_LIMIT = opt('--gas-limit', undefined)
 
 // Stages by the file a frame runs in (dist paths and dependencies), the first match wins. Files not named

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { Wallet } from 'ethers'
 import { bytesToHex } from '@ethereumjs/util'
-import { devGenesis } from '../../dist/chain/genesis.js'
+import { DEFAULT_GAS_LIMIT, devGenesis } from '../../dist/chain/genesis.js'
 import { openChainLevel } from '../../dist/chain/store/level.js'
 import { decodeHead, Keys } from '../../dist/chain/store/schema.js'
 import { keelCli } from '../helpers/keel-cli.js'
@@ -18,7 +18,7 @@ import { CHAIN_ID, DEV_KEYS, startNode } from '../helpers/node.js'
 import { writeGenesis } from '../helpers/replication.js'
 import { rpc, rpcResult, sleep } from '../helpers/rpc.js'
 
-const GENESIS_GAS_LIMIT = 60_000_000n
+const GENESIS_GAS_LIMIT = DEFAULT_GAS_LIMIT
 /** Osaka's cap on one transaction's gas (EIP-7825) */
 const TX_GAS_CAP = 1n << 24n
 const genesis = writeGenesis()
@@ -50,23 +50,24 @@ async function waitForBlock(n) {
 
 test('blocks move toward --block-gas-limit by 1/1024 of the parent at most and stay there', async () => {
   const start = (target) => startNode({ dev: false, dataDir, blockTime: 0.25, args: ['--genesis', genesis, '--block-gas-limit', String(target)] })
-  node = await start(60_100_000n)
+  assert.equal(GENESIS_GAS_LIMIT, 150_000_000n)
+  node = await start(150_200_000n)
   await waitForBlock(4n)
   assert.equal(await gasLimitOf(0n), GENESIS_GAS_LIMIT)
   const expected = [GENESIS_GAS_LIMIT]
-  for (let n = 1n; n <= 4n; n++) expected.push(calcGasLimit(expected.at(-1), 60_100_000n))
-  assert.deepEqual(expected.slice(1), [60_058_592n, 60_100_000n, 60_100_000n, 60_100_000n])
+  for (let n = 1n; n <= 4n; n++) expected.push(calcGasLimit(expected.at(-1), 150_200_000n))
+  assert.deepEqual(expected.slice(1), [150_146_483n, 150_200_000n, 150_200_000n, 150_200_000n])
   for (let n = 1n; n <= 4n; n++) assert.equal(await gasLimitOf(n), expected[Number(n)], `block ${n}`)
   await node.stop()
 
   // down again, from where the chain is
-  node = await start(59_000_000n)
+  node = await start(149_000_000n)
   const from = await head()
   await waitForBlock(from + 3n)
   let parent = await gasLimitOf(from)
   for (let n = from + 1n; n <= from + 3n; n++) {
     const limit = await gasLimitOf(n)
-    assert.equal(limit, calcGasLimit(parent, 59_000_000n), `block ${n}`)
+    assert.equal(limit, calcGasLimit(parent, 149_000_000n), `block ${n}`)
     assert.ok(limit < parent)
     parent = limit
   }

@@ -443,7 +443,7 @@ test('gasLimit 100,000,000: over the EIP-7825 cap, which geth checks before the 
 })
 
 test('exceeds block gas limit (a --genesis chain whose block gas limit is under 2^24)', async () => {
-  // The dev chain's 60M block gas limit sits above the EIP-7825 cap, so only a smaller chain can show this error.
+  // The dev chain's 150M block gas limit sits above the EIP-7825 cap, so only a smaller chain can show this error.
   const dir = mkdtempSync(join(tmpdir(), 'keel-e2e-genesis-'))
   const genesisPath = join(dir, 'genesis.json')
   writeFileSync(genesisPath, JSON.stringify(smallGasLimitGenesis(10_000_000n)))
