@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs'
 import { cpuMicros, peakRssMiB, startAnvil, startKeel } from './nodes.js'
 import { BALANCE_BATCH, SENDERS, cannon, prepare, repeatedBalanceOfCall, req, rpc, transfers, uniqueBalanceOfCalls, uniqueCallsUnderLongCalls, uniqueTransferEstimates, wsRoundTrips } from './scenarios.js'
 import { devWallet } from '../lib/dev-wallets.js'
+import { largeAnswers } from '../lib/large-answers.js'
 
 async function wsScenario(node, duration) {
   const shared = new URL('./ws.js', import.meta.url)
@@ -38,6 +39,13 @@ const tokenLogsAtLeast = (atLeast) => async (node, ctx) => {
   if (logs.length !== ctx.tokenLogs) throw new Error(`eth_getLogs returned ${logs.length} of the token's ${ctx.tokenLogs} logs`)
 }
 
+/** The whole-chain eth_getLogs answer, parsed: every one of the token's Transfer logs, nothing else. */
+const tokenLogsAnswer = (ctx) => (answer) => {
+  if (!Array.isArray(answer.result)) throw new Error(`eth_getLogs: ${JSON.stringify(answer.error ?? answer).slice(0, 200)}`)
+  if (answer.result.length !== ctx.tokenLogs) throw new Error(`eth_getLogs returned ${answer.result.length} of the token's ${ctx.tokenLogs} logs`)
+  if (answer.result.some((log) => log.address.toLowerCase() !== ctx.token.toLowerCase())) throw new Error('eth_getLogs returned another address\'s log')
+}
+
 /** Set-up (not measured) of the scenarios that read what the transfer scenarios mined, for when --only left those out. */
 const minedFirst = (perSender) => async (node, ctx) => {
   if (ctx.mined.hashes.length === 0) await transfers(node, ctx, 'native', perSender)
@@ -67,7 +75,7 @@ function scenarios(quick) {
     // each node's own blocks: their sizes follow its gas limit (Keel's 150M, anvil's 30M), hence the detail
     ['eth_getBlockByNumber with transactions (blocks of the transfers)', async (n, c) => ({ ...(await cannon(n.url, { bodies: [...c.mined.blocks].map((b) => req('eth_getBlockByNumber', [b, true])), duration: d, connections: 8 })), detail: `${Math.round(c.mined.hashes.length / c.mined.blocks.size)} transactions a block` }), minedFirst(per)],
     // answers of 3,200+ logs (~2 MB; 700+ with --quick, which the quick ERC20 run already mined)
-    ['eth_getLogs whole chain (token)', async (n, c) => ({ ...(await cannon(n.url, { body: req('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: c.token }]), duration: d, connections: 8 })), detail: `${c.tokenLogs} logs an answer` }), tokenLogsAtLeast(quick ? 700 : 3200)],
+    ['eth_getLogs whole chain (token)', async (n, c) => ({ ...(await largeAnswers(n.url, { body: req('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: c.token }]), duration: d, connections: 8, check: tokenLogsAnswer(c) })), detail: `${c.tokenLogs} logs an answer` }), tokenLogsAtLeast(quick ? 700 : 3200)],
     ['WS eth_chainId round trips', (n) => wsScenario(n, d)],
     // one bad block sets a round's p99 on a shared 2-core host: rounds alternate between the nodes, and
     // each node's row is its median round (every round is logged)
