@@ -20,6 +20,8 @@ export async function largeAnswers(url, { body, duration, connections = 8, check
       res.on('error', reject)
       res.on('end', () => resolve({ status: res.statusCode, bytes: Buffer.concat(chunks) }))
     })
+    // a connection silent for 10 s (autocannon's timeout) is an error, not a hung run
+    req.setTimeout(10_000, () => req.destroy(new Error('timeout')))
     req.on('error', reject)
     req.end(body)
   })
