@@ -30,7 +30,7 @@ import { pushBlockRecord } from './block-record.js'
 import type { BlockWriteSet, WriteSetSink } from './write-set.js'
 import type { ChainLevel } from './store/level.js'
 import { decodeHead, decodeNumber, encodeHead, encodeNumber, Keys } from './store/schema.js'
-import { createNodeCache, ReadOnlyTrieDB, trieKey, WritableTrieDB } from './store/state-db.js'
+import { createNodeCache, rawTrieKey, ReadOnlyTrieDB, trieKey, WritableTrieDB } from './store/state-db.js'
 import type { LevelOp } from './store/state-db.js'
 import { GroupCommit } from './store/group-commit.js'
 import { StorageWriteError, WriteGuard } from './store/write-guard.js'
@@ -297,8 +297,7 @@ export class Producer {
     const history = BigInt(this.config.stateHistory)
     if (history === 0n) return done
     const numberBytes = encodeNumber(number)
-    // a node op's key is the trie table's prefix, then the raw trie key
-    for (const node of nodes) ops.push({ type: 'put', key: Keys.lastWritten(node.key.subarray(1)), value: numberBytes })
+    for (const node of nodes) ops.push({ type: 'put', key: Keys.lastWritten(rawTrieKey(node.key)), value: numberBytes })
     if (superseded.length > 0) ops.push({ type: 'put', key: Keys.superseded(number), value: RLP.encode(superseded) })
     // prune a little later than the window RPC serves, so that a request already running on the
     // oldest served state, or a view one block behind the producer, never finds a node gone
@@ -308,7 +307,7 @@ export class Producer {
     if (listed === undefined) return done
     const keys = RLP.decode(listed) as unknown as Uint8Array[]
     const lastWritten = await this.level.getMany(keys.map((k) => Keys.lastWritten(k)))
-    const rewrittenNow = new Set(nodes.map((node) => bytesToHex(node.key.subarray(1))))
+    const rewrittenNow = new Set(nodes.map((node) => bytesToHex(rawTrieKey(node.key))))
     for (let i = 0; i < keys.length; i++) {
       const last = lastWritten[i]
       if (rewrittenNow.has(bytesToHex(keys[i])) || (last !== undefined && decodeNumber(last) > expiring)) continue

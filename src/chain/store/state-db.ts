@@ -24,6 +24,11 @@ export function trieKey(hexKey: string): Uint8Array {
   return key
 }
 
+/** The raw trie key of a trie table key (trieKey's inverse), as a view into it. */
+export function rawTrieKey(key: Uint8Array): Uint8Array {
+  return key.subarray(1)
+}
+
 /**
  * The DB key prefix (unprefixed hex) of a contract's storage trie nodes, as @ethereumjs lays them out
  * with prefixStorageTrieKeys: the first 7 bytes of keccak(address).
@@ -117,7 +122,7 @@ export class ReadOnlyTrieDB extends LevelTrieDBBase {
 }
 
 /**
- * A block's trie writes: the nodes to store (each op's key is the table prefix, then the raw trie key) and
+ * A block's trie writes: the nodes to store (ops keyed by trieKey; rawTrieKey gives the raw key back) and
  * (when pruning) the raw trie keys of the nodes its new state no longer uses.
  */
 export interface CapturedTrieWrites {
