@@ -5,11 +5,13 @@
 
 import http from 'node:http'
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 256 })
+const sharedAgent = new http.Agent({ keepAlive: true, maxSockets: 256 })
 
-/** POSTs one JSON-RPC request to `url`; resolves to its result, rejects with the error's message. */
-export function rpc(url, method, params = []) {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
+/**
+ * POSTs a JSON body to `url` and resolves to the answer's status and bytes. `timeoutMs`: a connection
+ * silent that long fails the request (none by default).
+ */
+export function post(url, body, { agent = sharedAgent, timeoutMs } = {}) {
   const u = new URL(url)
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -18,19 +20,24 @@ export function rpc(url, method, params = []) {
         const chunks = []
         res.on('data', (c) => chunks.push(c))
         res.on('error', reject)
-        res.on('end', () => {
-          let answer
-          try {
-            answer = JSON.parse(Buffer.concat(chunks).toString())
-          } catch {
-            return reject(new Error(`${method}: HTTP ${res.statusCode}, not JSON`))
-          }
-          if (answer.error) reject(new Error(`${method}: ${answer.error.message}`))
-          else resolve(answer.result)
-        })
+        res.on('end', () => resolve({ status: res.statusCode, bytes: Buffer.concat(chunks) }))
       },
     )
+    if (timeoutMs !== undefined) req.setTimeout(timeoutMs, () => req.destroy(new Error('timeout')))
     req.on('error', reject)
     req.end(body)
   })
+}
+
+/** POSTs one JSON-RPC request to `url`; resolves to its result, rejects with the error's message. */
+export async function rpc(url, method, params = []) {
+  const { status, bytes } = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }))
+  let answer
+  try {
+    answer = JSON.parse(bytes.toString())
+  } catch {
+    throw new Error(`${method}: HTTP ${status}, not JSON`)
+  }
+  if (answer.error) throw new Error(`${method}: ${answer.error.message}`)
+  return answer.result
 }

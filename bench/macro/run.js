@@ -29,21 +29,25 @@ async function newHeadsScenario(node, quick) {
 
 /**
  * Set-up (not measured) of the whole-chain eth_getLogs: token transfers until the chain holds `atLeast`
- * Transfer logs (the ERC20 run above mined most of them, or none when --only left it out); the answer's
- * length is checked once.
+ * Transfer logs (the ERC20 run above mined most of them, or none when --only left it out); the answer is
+ * checked once.
  */
 const tokenLogsAtLeast = (atLeast) => async (node, ctx) => {
   const missing = atLeast - ctx.tokenLogs
   if (missing > 0) await transfers(node, ctx, 'erc20', Math.ceil(missing / SENDERS))
-  const logs = await rpc(node.url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: ctx.token }])
-  if (logs.length !== ctx.tokenLogs) throw new Error(`eth_getLogs returned ${logs.length} of the token's ${ctx.tokenLogs} logs`)
+  checkTokenLogs(ctx, await rpc(node.url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: ctx.token }]))
 }
 
-/** The whole-chain eth_getLogs answer, parsed: every one of the token's Transfer logs, nothing else. */
+/** A whole-chain eth_getLogs result: every one of the token's Transfer logs, nothing else. */
+function checkTokenLogs(ctx, logs) {
+  if (logs.length !== ctx.tokenLogs) throw new Error(`eth_getLogs returned ${logs.length} of the token's ${ctx.tokenLogs} logs`)
+  if (logs.some((log) => log.address.toLowerCase() !== ctx.token.toLowerCase())) throw new Error('eth_getLogs returned another address\'s log')
+}
+
+/** The same, of a whole JSON-RPC answer (the large-answers load's first). */
 const tokenLogsAnswer = (ctx) => (answer) => {
   if (!Array.isArray(answer.result)) throw new Error(`eth_getLogs: ${JSON.stringify(answer.error ?? answer).slice(0, 200)}`)
-  if (answer.result.length !== ctx.tokenLogs) throw new Error(`eth_getLogs returned ${answer.result.length} of the token's ${ctx.tokenLogs} logs`)
-  if (answer.result.some((log) => log.address.toLowerCase() !== ctx.token.toLowerCase())) throw new Error('eth_getLogs returned another address\'s log')
+  checkTokenLogs(ctx, answer.result)
 }
 
 /** Set-up (not measured) of the scenarios that read what the transfer scenarios mined, for when --only left those out. */
