@@ -39,7 +39,7 @@ export async function run({ time }) {
     .add('RLP decode: 1559 transfer', () => RLP.decode(rawBytes.subarray(1)))
     .add('createTxFromRLP (no recovery)', () => createTxFromRLP(rawBytes, { common }))
     .add('intake: decode + validate + native sender recovery', () => admitRawTransaction(raw, intake))
-    .add('intake, then the pool entry with its tx object', () => decodeRawTransaction(raw, intake))
+    .add('intake, then the pool entry', () => decodeRawTransaction(raw, intake))
   await bench.run()
   return bench.tasks.map((t) => row(t))
 }

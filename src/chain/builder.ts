@@ -7,13 +7,14 @@
 import { Block, createBlockHeader } from '@ethereumjs/block'
 import type { BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
-import type { TypedTransaction } from '@ethereumjs/tx'
+import type { TransactionType } from '@ethereumjs/tx'
 import { Address, hexToBytes } from '@ethereumjs/util'
 import { Bloom, encodeReceipt, runTx } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
 import { orderedTrieRoot } from './ordered-trie.js'
 import { applyPlainTransfer, plainTransfersApply } from './plain-transfer.js'
 import { eventLoopTurn, TimeSlicer } from '../util/time-slicer.js'
+import { transactionOf } from './pooled-tx.js'
 import type { PooledTx } from './pooled-tx.js'
 import { trustedHexToBytes } from '../util/hex.js'
 import type { ReceiptRecord } from './receipts.js'
@@ -56,7 +57,7 @@ export interface TxRecorder {
 }
 
 export interface BuiltBlock {
-  block: Block
+  header: BlockHeader
   receipts: ReceiptRecord[]
   included: PooledTx[]
   /** Transactions that failed validation at execution (they leave the pool). */
@@ -151,13 +152,13 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
         if (input.gasLimit - gasUsed < BLOCK_TX_OVERHEAD_GAS) break
         continue
       }
-      const plainGas = plainTransfers ? await applyPlainTransfer(vm, ptx.tx, ptx.sender, pending.header) : undefined
+      const plainGas = plainTransfers ? await applyPlainTransfer(vm, common, ptx, pending.header) : undefined
       if (plainGas !== undefined) {
         gasUsed += plainGas
         receipts.push({ status: 1, cumulativeGasUsed: gasUsed, logs: [] })
         blooms.push(EMPTY_BLOOM)
         included.push(ptx)
-        frames?.plain(trustedHexToBytes(ptx.sender), ptx.tx.to!.bytes)
+        frames?.plain(trustedHexToBytes(ptx.sender), ptx.to!)
         plainCount++
         candidates.shift()
         continue
@@ -166,7 +167,9 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
       slicer.restart()
       frames?.beginTx()
       try {
-        result = await runTx(vm, { tx: ptx.tx, block: pending, blockGasUsed: gasUsed, skipHardForkValidation: true })
+        // built here and dropped with the transaction's run: the block keeps only its bytes (encodedTxs)
+        const tx = transactionOf(ptx, common)
+        result = await runTx(vm, { tx, block: pending, blockGasUsed: gasUsed, skipHardForkValidation: true })
       } catch {
         frames?.dropTx()
         invalid.push(ptx)
@@ -186,7 +189,6 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
     const stateRoot = await vm.stateManager.getStateRoot()
     await vm.evm.journal.commit()
 
-    const txs: TypedTransaction[] = included.map((p) => p.tx)
     const keccak = common.customCrypto.keccak256!
     // as received at intake (the hash clients were given is of these bytes)
     const encodedTxs = included.map((p) => p.raw)
@@ -194,13 +196,12 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
     await eventLoopTurn()
     const transactionsTrie = orderedTrieRoot(encodedTxs, keccak)
     await eventLoopTurn()
-    const receiptTrie = receiptsRoot(receipts, blooms, txs, keccak)
+    const receiptTrie = receiptsRoot(receipts, blooms, included, keccak)
     const header = createBlockHeader(
       { ...headerData, stateRoot, transactionsTrie, receiptTrie, logsBloom: bloom.bitvector, gasUsed, requestsHash },
       { common },
     )
-    const block = new Block(header, txs, [], common.isActivatedEIP(4895) ? [] : undefined, { common })
-    return { block, receipts, included, invalid, plainTransfers: plainCount, encodedTxs }
+    return { header, receipts, included, invalid, plainTransfers: plainCount, encodedTxs }
   } catch (err) {
     await vm.evm.journal.revert()
     throw err
@@ -211,12 +212,12 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
 export function receiptsRoot(
   receipts: readonly ReceiptRecord[],
   blooms: readonly Uint8Array[],
-  txs: readonly Pick<TypedTransaction, 'type'>[],
+  txs: readonly { readonly type: number }[],
   keccak: (data: Uint8Array) => Uint8Array,
 ): Uint8Array {
   return orderedTrieRoot(
     receipts.map((rec, i) =>
-      encodeReceipt({ status: rec.status, cumulativeBlockGasUsed: rec.cumulativeGasUsed, bitvector: blooms[i], logs: rec.logs }, txs[i].type),
+      encodeReceipt({ status: rec.status, cumulativeBlockGasUsed: rec.cumulativeGasUsed, bitvector: blooms[i], logs: rec.logs }, txs[i].type as TransactionType),
     ),
     keccak,
   )

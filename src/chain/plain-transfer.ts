@@ -10,11 +10,13 @@
 
 import type { BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
-import { Capability } from '@ethereumjs/tx'
-import type { TypedTransaction } from '@ethereumjs/tx'
 import { Account, Address, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { trustedHexToBytes } from '../util/hex.js'
+import { messageGas } from '../evm/intrinsic-gas.js'
+import type { PooledTx } from './pooled-tx.js'
+
+const EMPTY = new Uint8Array(0)
 
 /** Forks whose rules change what a transfer does (binary trees, block access lists, state gas). */
 const EIPS_BEYOND_PLAIN = [7864, 7928, 8037]
@@ -25,63 +27,50 @@ export function plainTransfersApply(common: Common): boolean {
 }
 
 /**
- * Applies `tx` if it is a plain transfer that runTx would accept; returns the gas it used, or undefined
- * (nothing written) when runTx must handle it.
+ * Applies `ptx` if it is a plain transfer that runTx would accept; returns the gas it used, or undefined
+ * (nothing written) when runTx must handle it. Works from the pool's fields: no transaction object.
  */
-export async function applyPlainTransfer(
-  vm: VM,
-  tx: TypedTransaction,
-  senderHex: string,
-  header: BlockHeader,
-): Promise<bigint | undefined> {
-  const to = tx.to
-  if (tx.type > 2 || to === undefined || tx.data.length !== 0 || tx.value === 0n) return undefined
-  const accessList = tx.supports(Capability.EIP2930AccessLists) ? (tx as { accessList: unknown[] }).accessList : []
-  if (accessList.length !== 0) return undefined
+export async function applyPlainTransfer(vm: VM, common: Common, ptx: PooledTx, header: BlockHeader): Promise<bigint | undefined> {
+  const to = ptx.to
+  if (ptx.type > 2 || to === undefined || ptx.dataLength !== 0 || ptx.value === 0n || ptx.accessListLength !== 0) return undefined
+  const toAddress = new Address(to)
   // a call to a precompile runs it (and costs its gas); an EVM that cannot tell is not trusted here
-  if (vm.evm.getPrecompile === undefined || vm.evm.getPrecompile(to) !== undefined) return undefined
-  const sender = new Address(trustedHexToBytes(senderHex))
+  if (vm.evm.getPrecompile === undefined || vm.evm.getPrecompile(toAddress) !== undefined) return undefined
+  const sender = new Address(trustedHexToBytes(ptx.sender))
   const coinbase = header.coinbase
   // one account playing two roles: leave the bookkeeping to runTx
-  if (to.equals(sender) || to.equals(coinbase) || sender.equals(coinbase)) return undefined
-
-  const gasUsed = tx.getIntrinsicGas()
-  if (tx.gasLimit < gasUsed || tx.gasLimit > header.gasLimit) return undefined
+  if (toAddress.equals(sender) || toAddress.equals(coinbase) || sender.equals(coinbase)) return undefined
+  // the intrinsic gas of a message without calldata or access list; forks that price it otherwise: runTx
+  const gasUsed = messageGas(common, EMPTY, undefined)?.intrinsic
+  if (gasUsed === undefined || ptx.gasLimit < gasUsed || ptx.gasLimit > header.gasLimit) return undefined
   const baseFee = header.baseFeePerGas ?? 0n
-  let gasPrice: bigint
-  let priorityFee: bigint
-  let maxCost = tx.value
-  if ('maxFeePerGas' in tx) {
-    if (tx.maxFeePerGas < baseFee) return undefined
-    const headroom = tx.maxFeePerGas - baseFee
-    priorityFee = tx.maxPriorityFeePerGas < headroom ? tx.maxPriorityFeePerGas : headroom
-    gasPrice = baseFee + priorityFee
-    maxCost += tx.gasLimit * tx.maxFeePerGas
-  } else {
-    gasPrice = (tx as { gasPrice: bigint }).gasPrice
-    if (gasPrice < baseFee) return undefined
-    priorityFee = gasPrice - baseFee
-  }
-  const upFrontCost = tx.gasLimit * gasPrice + tx.value
+  // legacy and 2930: both fee fields are the gas price, so the tip is the price above the base fee
+  if (ptx.maxFeePerGas < baseFee) return undefined
+  const headroom = ptx.maxFeePerGas - baseFee
+  const priorityFee = ptx.maxPriorityFeePerGas < headroom ? ptx.maxPriorityFeePerGas : headroom
+  const gasPrice = baseFee + priorityFee
+  // the most the sender may be charged (runTx checks the balance against it for a 1559 fee cap)
+  const maxCost = ptx.cost
+  const upFrontCost = ptx.gasLimit * gasPrice + ptx.value
 
   const sm = vm.stateManager
   const from = await sm.getAccount(sender)
   if (from === undefined || !equalsBytes(from.codeHash, KECCAK256_NULL)) return undefined
-  if (from.nonce !== tx.nonce || from.balance < upFrontCost || from.balance < maxCost) return undefined
-  const recipient = await sm.getAccount(to)
+  if (from.nonce !== ptx.nonce || from.balance < upFrontCost || from.balance < maxCost) return undefined
+  const recipient = await sm.getAccount(toAddress)
   if (recipient !== undefined && !equalsBytes(recipient.codeHash, KECCAK256_NULL)) return undefined
   const miner = await sm.getAccount(coinbase)
   const minerBalance = (miner?.balance ?? 0n) + gasUsed * priorityFee
   // an empty coinbase would be deleted again at the end of the tx (EIP-161): runTx does that
   if (minerBalance === 0n && (miner === undefined || miner.isEmpty())) return undefined
 
-  const senderBalance = from.balance - gasUsed * gasPrice - tx.value
+  const senderBalance = from.balance - gasUsed * gasPrice - ptx.value
   await sm.putAccount(sender, new Account(from.nonce + 1n, senderBalance, from.storageRoot, from.codeHash))
   await sm.putAccount(
-    to,
+    toAddress,
     recipient === undefined
-      ? new Account(0n, tx.value)
-      : new Account(recipient.nonce, recipient.balance + tx.value, recipient.storageRoot, recipient.codeHash),
+      ? new Account(0n, ptx.value)
+      : new Account(recipient.nonce, recipient.balance + ptx.value, recipient.storageRoot, recipient.codeHash),
   )
   await sm.putAccount(
     coinbase,

@@ -1,21 +1,24 @@
-// A transaction as the pool holds it: decoded once, sender recovered once, fee fields normalised so that
-// legacy / 2930 / 1559 / 7702 txs compare the same way. Crossing threads uses the compact wire form, which
-// carries the recovered public key so the receiving thread never runs ecrecover again.
+// A transaction as the pool holds it: its bytes, the fields the pool orders and checks by (read from the
+// bytes once, fee fields normalised so that legacy / 2930 / 1559 / 7702 txs compare the same way) and its
+// sender, recovered once at intake. @ethereumjs's transaction object is built when the transaction runs
+// (transactionOf), not kept: held from arrival until its block seals it was ~2.5 KiB an ERC20 transfer that
+// outlived the producer's young generation, and a plain transfer never needs it. Crossing threads uses
+// the compact wire form, which carries the recovered public key so no thread runs ecrecover again.
 
 import type { Common } from '@ethereumjs/common'
 import { createTxFromRLP, TransactionType } from '@ethereumjs/tx'
 import type { TransactionCache, TypedTransaction } from '@ethereumjs/tx'
-import { bytesToHex, hexToBytes, publicToAddress } from '@ethereumjs/util'
-import { trustedHexToBytes } from '../util/hex.js'
+import { bytesToHex, publicToAddress } from '@ethereumjs/util'
+import { decodeHexDigits } from '../util/hex.js'
+import { readTxFields } from './tx-fields.js'
 
 export interface PooledTx {
   /** 0x-prefixed lowercase hash. */
   hash: string
   /** 0x-prefixed lowercase address. */
   sender: string
-  /** 64-byte uncompressed public key (no 0x04 prefix), injected into tx.cache.senderPubKey. */
+  /** 64-byte uncompressed public key (no 0x04 prefix), injected into the transaction object's cache. */
   senderPubKey: Uint8Array
-  tx: TypedTransaction
   /** The EIP-2718 encoding as received. */
   raw: Uint8Array
   type: number
@@ -25,7 +28,12 @@ export interface PooledTx {
   maxFeePerGas: bigint
   /** gasPrice for legacy and 2930 txs. */
   maxPriorityFeePerGas: bigint
+  /** The recipient's 20 bytes; undefined for a contract creation. */
+  to: Uint8Array | undefined
   value: bigint
+  /** Calldata bytes and access-list entries: whether the transaction can be a plain transfer (plain-transfer.ts). */
+  dataLength: number
+  accessListLength: number
   /** gasLimit * maxFeePerGas + value: the most the sender can be charged. */
   cost: bigint
   /** Encoded size in bytes. */
@@ -43,16 +51,6 @@ export interface PooledTxWire {
   arrivedAt: number
 }
 
-/** Fee fields of any supported tx type, as (maxFeePerGas, maxPriorityFeePerGas). */
-export function feeFields(tx: TypedTransaction): { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } {
-  if (tx.type === TransactionType.Legacy || tx.type === TransactionType.AccessListEIP2930) {
-    const price = (tx as { gasPrice: bigint }).gasPrice
-    return { maxFeePerGas: price, maxPriorityFeePerGas: price }
-  }
-  const t = tx as { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
-  return { maxFeePerGas: t.maxFeePerGas, maxPriorityFeePerGas: t.maxPriorityFeePerGas }
-}
-
 /** Address of a 64-byte public key, hashed with the Common's keccak when it has a fast one. */
 export function senderAddressOf(senderPubKey: Uint8Array, common: Common): string {
   const keccak = common.customCrypto.keccak256
@@ -60,39 +58,18 @@ export function senderAddressOf(senderPubKey: Uint8Array, common: Common): strin
 }
 
 /**
- * Builds the pool entry of a decoded, signed tx whose sender public key is already known. The key is
- * injected into the tx cache, with the sender, so getSenderAddress()/runTx never recover or hash it again.
+ * The @ethereumjs transaction object of a pooled tx, with its hash, sender and public key injected into
+ * its cache so that runTx never recovers or hashes them again.
  */
-export function makePooledTx(
-  tx: TypedTransaction,
-  raw: Uint8Array,
-  senderPubKey: Uint8Array,
-  sender: string,
-  hash: string,
-  arrivedAt: number,
-): PooledTx {
+export function transactionOf(ptx: PooledTx, common: Common): TypedTransaction {
+  const tx = createTxFromRLP(ptx.raw, { common })
   const cache = tx.cache as TransactionCache & { keelSenderAddress?: Uint8Array }
-  cache.senderPubKey = senderPubKey
-  // read by getSenderAddress() (patches/@ethereumjs+tx): runTx asks for it, and would hash the key again.
-  // Copied out of the Buffer pool's shared slab, which a view would keep alive as long as the tx is pooled.
-  cache.keelSenderAddress = new Uint8Array(trustedHexToBytes(sender))
-  const { maxFeePerGas, maxPriorityFeePerGas } = feeFields(tx)
-  return {
-    hash,
-    sender,
-    senderPubKey,
-    tx,
-    raw,
-    type: tx.type,
-    nonce: tx.nonce,
-    gasLimit: tx.gasLimit,
-    maxFeePerGas,
-    maxPriorityFeePerGas,
-    value: tx.value,
-    cost: tx.gasLimit * maxFeePerGas + tx.value,
-    size: raw.length,
-    arrivedAt,
-  }
+  // their own bytes, not views into Buffer's shared slab, which whatever keeps them would keep alive
+  cache.hash = decodeHexDigits(ptx.hash, 2)
+  cache.senderPubKey = ptx.senderPubKey
+  // read by getSenderAddress() (patches/@ethereumjs+tx): runTx asks for it, and would hash the key again
+  cache.keelSenderAddress = decodeHexDigits(ptx.sender, 2)
+  return tx
 }
 
 /** min(maxPriorityFeePerGas, maxFeePerGas - baseFee); negative when the tx cannot pay the base fee. */
@@ -105,19 +82,39 @@ export function toWire(ptx: PooledTx): PooledTxWire {
   return { raw: ptx.raw, senderPubKey: ptx.senderPubKey, hash: ptx.hash, sender: ptx.sender, arrivedAt: ptx.arrivedAt }
 }
 
-/** Rebuilds a pooled tx from its wire form without signature recovery (the wire form is trusted). */
-export function fromWire(wire: PooledTxWire, common: Common): PooledTx {
-  const tx = createTxFromRLP(wire.raw, { common })
-  tx.cache.hash = hexToBytes(wire.hash as `0x${string}`)
-  return makePooledTx(tx, wire.raw, wire.senderPubKey, wire.sender, wire.hash, wire.arrivedAt)
+/**
+ * The pool entry of a transaction from its wire form, without signature recovery (the wire form is
+ * trusted: its bytes passed intake on this node, tx-intake.ts, whose decoding this repeats).
+ */
+export function fromWire(wire: PooledTxWire): PooledTx {
+  const f = readTxFields(wire.raw)
+  return {
+    hash: wire.hash,
+    sender: wire.sender,
+    senderPubKey: wire.senderPubKey,
+    raw: wire.raw,
+    type: f.type,
+    nonce: f.nonce,
+    gasLimit: f.gasLimit,
+    maxFeePerGas: f.maxFeePerGas,
+    maxPriorityFeePerGas: f.maxPriorityFeePerGas,
+    to: f.to.length === 0 ? undefined : f.to,
+    value: f.value,
+    dataLength: f.data.length,
+    accessListLength: f.accessListLength,
+    cost: f.gasLimit * f.maxFeePerGas + f.value,
+    size: wire.raw.length,
+    arrivedAt: wire.arrivedAt,
+  }
 }
 
 /**
  * The transaction object of geth's txpool_content / eth_getTransactionByHash for a tx not yet in a
  * block: block fields null, gasPrice = maxFeePerGas for 1559-style txs (geth newRPCPendingTransaction).
  */
-export function pendingRpcTransaction(ptx: PooledTx): Record<string, unknown> {
-  const json = ptx.tx.toJSON() as Record<string, unknown>
+export function pendingRpcTransaction(ptx: PooledTx, common: Common): Record<string, unknown> {
+  const tx = transactionOf(ptx, common)
+  const json = tx.toJSON() as Record<string, unknown>
   const out: Record<string, unknown> = {
     blockHash: null,
     blockNumber: null,
@@ -139,7 +136,7 @@ export function pendingRpcTransaction(ptx: PooledTx): Record<string, unknown> {
   if (ptx.type !== TransactionType.Legacy) {
     out.accessList = json.accessList
     out.chainId = json.chainId
-  } else if (ptx.tx.v !== undefined && ptx.tx.v >= 35n) {
+  } else if (tx.v !== undefined && tx.v >= 35n) {
     out.chainId = json.chainId
   }
   if (ptx.type === TransactionType.EOACodeEIP7702) out.authorizationList = json.authorizationList

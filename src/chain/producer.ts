@@ -23,7 +23,7 @@ import { genesisHeader } from './genesis-header.js'
 import type { BuiltBlock } from './builder.js'
 import type { BlockVM } from './block-vm.js'
 import type { HeadInfo, NewBlockEvent, PoolQuery, TxWire } from './messages.js'
-import { fromWire, toWire } from './pooled-tx.js'
+import { fromWire, pendingRpcTransaction, toWire } from './pooled-tx.js'
 import type { PooledTx } from './pooled-tx.js'
 import { encodeReceipts } from './receipts.js'
 import { pushBlockRecord } from './block-record.js'
@@ -263,7 +263,7 @@ export class Producer {
     const journaled: Array<{ key: Uint8Array; ptx: PooledTx }> = []
     for await (const [key, value] of this.level.iterator(Keys.pooledTxRange)) {
       try {
-        journaled.push({ key, ptx: fromWire(decodeWire(value), this.common) })
+        journaled.push({ key, ptx: fromWire(decodeWire(value)) })
       } catch {
         await this.level.del(key)
       }
@@ -383,7 +383,7 @@ export class Producer {
   async submit(wire: TxWire): Promise<{ hash: string; nextBlock: boolean }> {
     if (this.closed) throw new RpcError(-32000, 'node is shutting down')
     this.writes.assertWritable()
-    const ptx = fromWire(wire, this.common)
+    const ptx = fromWire(wire)
     const result = await this.pool.add(ptx, this.reader, this.nextBaseFee())
     // journal it so that a crash or restart does not lose a transaction whose hash we returned
     const ops: LevelOp[] = [{ type: 'put', key: Keys.pooledTx(trustedHexToBytes(ptx.hash)), value: encodeWire(toWire(ptx)) }]
@@ -423,11 +423,11 @@ export class Producer {
       case 'status':
         return this.pool.status()
       case 'content':
-        return this.pool.content()
+        return this.pool.content((ptx) => pendingRpcTransaction(ptx, this.common))
       case 'inspect':
         return this.pool.inspect()
       case 'contentFrom':
-        return this.pool.contentFrom(query.address)
+        return this.pool.contentFrom(query.address, (ptx) => pendingRpcTransaction(ptx, this.common))
       case 'nonces':
         return Promise.all(query.addresses.map(async (address) => this.pool.pendingNonce(address, await this.reader.getNonce(address))))
       case 'get': {
@@ -533,8 +533,7 @@ export class Producer {
 
   private async commitBlock(built: BuiltBlock, buildMs: number): Promise<void> {
     const commitStartedAt = performance.now()
-    const { block, receipts, included, invalid } = built
-    const header = block.header
+    const { header, receipts, included, invalid } = built
     const number = header.number
     const hash = header.hash()
     const headerRlp = header.serialize()

@@ -3,11 +3,11 @@
 // wordings follow core/txpool/legacypool; block selection follows geth's TransactionsByPriceAndNonce
 // (nonce order per sender, highest effective tip across senders).
 
-import { toChecksumAddress } from '@ethereumjs/util'
+import { bytesToHex, toChecksumAddress } from '@ethereumjs/util'
 import { serverError, TxError } from '../errors.js'
 import type { RpcError } from '../errors.js'
 import { BlockOrder } from './block-order.js'
-import { effectiveTip, pendingRpcTransaction } from './pooled-tx.js'
+import { effectiveTip } from './pooled-tx.js'
 import type { PooledTx } from './pooled-tx.js'
 
 /** The latest committed state, as the pool needs it. */
@@ -331,17 +331,14 @@ export class TxPool {
   }
 
   /** txpool_content: checksummed address keys, decimal nonce keys. */
-  content<T = Record<string, unknown>>(format: (ptx: PooledTx) => T = pendingRpcTransaction as never): PoolContent<T> {
+  content<T>(format: (ptx: PooledTx) => T): PoolContent<T> {
     const out: PoolContent<T> = { pending: {}, queued: {} }
     for (const [addr, acc] of this.senders) this.fillContent(out, addr, acc, format)
     return out
   }
 
   /** txpool_contentFrom: {pending: {nonce: tx}, queued: {...}} for one address. */
-  contentFrom<T = Record<string, unknown>>(
-    addr: string,
-    format: (ptx: PooledTx) => T = pendingRpcTransaction as never,
-  ): { pending: Record<string, T>; queued: Record<string, T> } {
+  contentFrom<T>(addr: string, format: (ptx: PooledTx) => T): { pending: Record<string, T>; queued: Record<string, T> } {
     const out = { pending: {} as Record<string, T>, queued: {} as Record<string, T> }
     const acc = this.senders.get(addr.toLowerCase())
     if (acc === undefined) return out
@@ -475,7 +472,7 @@ function sortedByNonce(acc: SenderTxs): PooledTx[] {
 }
 
 function inspectLine(ptx: PooledTx): string {
-  const to = ptx.tx.to
-  const head = to === undefined ? 'contract creation' : toChecksumAddress(to.toString())
+  const to = ptx.to
+  const head = to === undefined ? 'contract creation' : toChecksumAddress(bytesToHex(to))
   return `${head}: ${ptx.value} wei + ${ptx.gasLimit} gas × ${ptx.maxFeePerGas} wei`
 }

@@ -9,7 +9,7 @@
 // the sender, the recipient or the contract the transaction created.
 
 import { bigIntToUnpaddedBytes, generateAddress } from '@ethereumjs/util'
-import { readTxFields } from '../chain/tx-intake.js'
+import { readTxFields } from '../chain/tx-fields.js'
 import type { ReceiptRecord } from '../chain/receipts.js'
 import type { LevelOp } from '../chain/store/state-db.js'
 import { Keys, Prefix } from '../chain/store/schema.js'
@@ -131,7 +131,7 @@ export function indexedPooledTxs(included: readonly PooledTx[], receipts: readon
     hash: trustedHexToBytes(p.hash),
     sender: trustedHexToBytes(p.sender),
     nonce: p.nonce,
-    to: p.tx.to?.bytes ?? EMPTY,
+    to: p.to ?? EMPTY,
     ok: receipts[i].status === 1,
   }))
 }

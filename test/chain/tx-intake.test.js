@@ -14,7 +14,7 @@ import { loadFastCrypto } from '../../dist/evm/crypto.js'
 import { createChainCommon } from '../../dist/evm/common.js'
 import { latestForkConfig } from '../../dist/evm/geth-genesis.js'
 import { admitRawTransaction, decodeRawTransaction, formatEther2 } from '../../dist/chain/tx-intake.js'
-import { fromWire, toWire } from '../../dist/chain/pooled-tx.js'
+import { fromWire, toWire, transactionOf } from '../../dist/chain/pooled-tx.js'
 
 const CHAIN_ID = 24589n
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
@@ -99,7 +99,8 @@ test('accepts a legacy EIP-155 tx and recovers its signer', () => {
   assert.equal(ptx.cost, 21000n * GWEI + 5n)
   assert.equal(ptx.size, tx.serialize().length)
   assert.equal(ptx.senderPubKey.length, 64)
-  assert.equal(ptx.tx.getSenderAddress().toString(), signer)
+  assert.deepEqual([bytesToHex(ptx.to), ptx.dataLength, ptx.accessListLength], [to, 0, 0])
+  assert.equal(transactionOf(ptx, common).getSenderAddress().toString(), signer)
 })
 
 test('accepts an EIP-2930 tx with an access list', () => {
@@ -113,7 +114,8 @@ test('accepts an EIP-2930 tx with an access list', () => {
   assert.equal(ptx.maxFeePerGas, GWEI)
   // the hash of the bytes as received, and the tx object answers the same
   assert.equal(ptx.hash, hex(tx.hash()))
-  assert.equal(hex(ptx.tx.hash()), hex(tx.hash()))
+  assert.equal(hex(transactionOf(ptx, common).hash()), hex(tx.hash()))
+  assert.equal(ptx.accessListLength, 1)
 })
 
 test('accepts an EIP-1559 tx', () => {
@@ -132,6 +134,14 @@ test('accepts an EIP-1559 tx', () => {
   assert.equal(ptx.gasLimit, 50000n)
   assert.equal(ptx.value, 10n)
   assert.equal(ptx.cost, 50000n * 3n * GWEI + 10n)
+  assert.equal(ptx.dataLength, 2)
+})
+
+test('a contract creation has no recipient in the pool', () => {
+  const tx = createFeeMarket1559Tx({ nonce: 0, maxFeePerGas: 2n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 100000, data: '0x6000' }, { common }).sign(pk)
+  const ptx = decodeRawTransaction(hex(tx.serialize()), ctx)
+  assert.equal(ptx.to, undefined)
+  assert.equal(transactionOf(ptx, common).to, undefined)
 })
 
 test('accepts an EIP-7702 tx', () => {
@@ -158,26 +168,30 @@ test('recovers the sender exactly once, and the wire form never recovers again',
   const tx = createFeeMarket1559Tx({ nonce: 0, maxFeePerGas: 2n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 21000, to }, { common }).sign(pk)
   const ptx = decodeRawTransaction(hex(tx.serialize()), { ...ctx, common: countingCommon })
   assert.equal(calls, 1)
-  assert.equal(ptx.tx.getSenderAddress().toString(), signer)
-  ptx.tx.verifySignature()
+  const pooledTx = transactionOf(ptx, countingCommon)
+  assert.equal(pooledTx.getSenderAddress().toString(), signer)
+  pooledTx.verifySignature()
   assert.equal(calls, 1)
 
   const wire = structuredClone(toWire(ptx))
-  const back = fromWire(wire, countingCommon)
-  assert.equal(back.tx.getSenderAddress().toString(), signer)
-  assert.deepEqual(back.tx.getSenderPublicKey(), ptx.senderPubKey)
+  const back = fromWire(wire)
+  assert.deepEqual(back, ptx)
+  const backTx = transactionOf(back, countingCommon)
+  assert.equal(backTx.getSenderAddress().toString(), signer)
+  assert.deepEqual(backTx.getSenderPublicKey(), ptx.senderPubKey)
   assert.equal(back.hash, ptx.hash)
-  assert.equal(bytesToHex(back.tx.hash()), ptx.hash)
+  assert.equal(bytesToHex(backTx.hash()), ptx.hash)
   assert.equal(back.sender, signer)
   assert.equal(back.cost, ptx.cost)
   assert.equal(back.arrivedAt, ptx.arrivedAt)
   assert.equal(calls, 1)
   // runTx's getSenderAddress() answers the sender known since intake (patches/@ethereumjs+tx), not a
   // keccak of the public key, and hands out a fresh Address each time
-  assert.equal(bytesToHex(back.tx.cache.keelSenderAddress), signer)
-  assert.equal(back.tx.cache.keelSenderAddress.buffer.byteLength, 20, 'its own bytes, not a view into a shared slab')
-  back.tx.getSenderAddress().bytes.fill(0)
-  assert.equal(back.tx.getSenderAddress().toString(), signer)
+  assert.equal(bytesToHex(backTx.cache.keelSenderAddress), signer)
+  assert.equal(backTx.cache.keelSenderAddress.buffer.byteLength, 20, 'its own bytes, not a view into a shared slab')
+  assert.equal(backTx.cache.hash.buffer.byteLength, 32)
+  backTx.getSenderAddress().bytes.fill(0)
+  assert.equal(backTx.getSenderAddress().toString(), signer)
 })
 
 test('what crosses to the producer carries only its own bytes, not a pool slab', () => {
@@ -232,8 +246,9 @@ test('with --rpc-allow-unprotected-txs a legacy tx without EIP-155 protection is
     assert.equal(ptx.type, 0)
     assert.equal(ptx.nonce, nonce)
     assert.equal(ptx.hash, hex(fc.keccak256(hexToBytes(raw))))
-    assert.equal(ptx.tx.getSenderAddress().toString(), signer)
-    assert.equal(ptx.tx.supports(155), false)
+    const tx = transactionOf(ptx, common)
+    assert.equal(tx.getSenderAddress().toString(), signer)
+    assert.equal(tx.supports(155), false)
   }
   // any v but 27/28 still names a chain, as geth's deriveChainId reads it (29: (29 - 35) / 2)
   const unsigned = [0n, GWEI, 21000n, hexToBytes(to), 1n, new Uint8Array()].map(b)

@@ -6,7 +6,7 @@ import { loadFastCrypto } from '../../dist/evm/crypto.js'
 import { createChainCommon } from '../../dist/evm/common.js'
 import { latestForkConfig } from '../../dist/evm/geth-genesis.js'
 import { decodeRawTransaction } from '../../dist/chain/tx-intake.js'
-import { effectiveTip } from '../../dist/chain/pooled-tx.js'
+import { effectiveTip, pendingRpcTransaction } from '../../dist/chain/pooled-tx.js'
 import { TxPool } from '../../dist/chain/txpool.js'
 
 const GWEI = 1_000_000_000n
@@ -57,6 +57,8 @@ async function rejectsWith(promise, message) {
 }
 
 const hashes = (list) => list.map((p) => p.hash)
+/** txpool_content's transaction objects, as the producer answers them. */
+const asRpc = (ptx) => pendingRpcTransaction(ptx, common)
 
 test('contiguous nonces are pending, gapped ones queued, and filling the gap promotes', async () => {
   const pool = new TxPool()
@@ -241,8 +243,8 @@ test('onBlock removes included and dropped txs, stale nonces, promotes and demot
   assert.equal(pool.get(a[0].hash), undefined)
   assert.equal(pool.get(b[0].hash), undefined)
   // B0 gone leaves a gap: B1, B2 are queued now
-  assert.deepEqual(pool.contentFrom(addrs[B]).pending, {})
-  assert.deepEqual(Object.keys(pool.contentFrom(addrs[B]).queued), ['1', '2'])
+  assert.deepEqual(pool.contentFrom(addrs[B], asRpc).pending, {})
+  assert.deepEqual(Object.keys(pool.contentFrom(addrs[B], asRpc).queued), ['1', '2'])
   // C was not touched by the block, so its txs stay until a block touches C
   assert.deepEqual(pool.status(), { pending: 3, queued: 3 })
 
@@ -262,7 +264,7 @@ test('onBlock removes included and dropped txs, stale nonces, promotes and demot
   // B's state nonce reaches 1 and a block touches B: B1, B2 are promoted
   r.nonces[addrs[B]] = 1n
   await pool.onBlock([], [b[0]], r, GWEI)
-  assert.deepEqual(Object.keys(pool.contentFrom(addrs[B]).pending), ['1', '2'])
+  assert.deepEqual(Object.keys(pool.contentFrom(addrs[B], asRpc).pending), ['1', '2'])
   assert.deepEqual(pool.status(), { pending: 4, queued: 0 })
 })
 
@@ -280,9 +282,9 @@ test('onBlock: senders whose txs were all included leave the pool and its counts
   await pool.onBlock([a[0], a[1], b[0], b[1], d[0]], [], counting, GWEI)
   assert.equal(reads, 0)
   assert.deepEqual(pool.status(), { pending: 1, queued: 1 })
-  assert.deepEqual(Object.keys(pool.contentFrom(addrs[B]).pending), ['2'])
-  assert.deepEqual(Object.keys(pool.contentFrom(addrs[D]).queued), ['5'])
-  assert.deepEqual(pool.contentFrom(addrs[A]), { pending: {}, queued: {} })
+  assert.deepEqual(Object.keys(pool.contentFrom(addrs[B], asRpc).pending), ['2'])
+  assert.deepEqual(Object.keys(pool.contentFrom(addrs[D], asRpc).queued), ['5'])
+  assert.deepEqual(pool.contentFrom(addrs[A], asRpc), { pending: {}, queued: {} })
 })
 
 test('add() notices a state nonce that moved past pooled txs', async () => {
@@ -332,7 +334,7 @@ test('evicting the only tx of the sender being admitted keeps the new tx indexed
   const q6 = mk(A, 6n, { maxFee: 10n * GWEI, tip: 2n * GWEI })
   const res = await pool.add(q6, r, GWEI)
   assert.deepEqual(hashes(res.removed), [q5.hash])
-  assert.deepEqual(Object.keys(pool.contentFrom(addrs[A]).queued), ['6'])
+  assert.deepEqual(Object.keys(pool.contentFrom(addrs[A], asRpc).queued), ['6'])
   assert.deepEqual(pool.status(), { pending: 1, queued: 1 })
 })
 
@@ -396,7 +398,7 @@ test('txpool_content and txpool_inspect shapes', async () => {
     queued: { [keyA]: { 2: 'contract creation: 0 wei + 60000 gas × 2000000000 wei' } },
   })
 
-  const content = pool.content()
+  const content = pool.content(asRpc)
   const tx = content.pending[keyA]['0']
   assert.equal(tx.hash, p0.hash)
   assert.equal(tx.from, addrs[A])
@@ -423,7 +425,7 @@ test('txpool_content and txpool_inspect shapes', async () => {
   // structured-clone safe (it crosses the producer thread boundary)
   assert.deepEqual(structuredClone(content), content)
 
-  const from = pool.contentFrom(addrs[A].toUpperCase().replace('0X', '0x'))
+  const from = pool.contentFrom(addrs[A].toUpperCase().replace('0X', '0x'), asRpc)
   assert.deepEqual(Object.keys(from.pending), ['0'])
   assert.deepEqual(Object.keys(from.queued), ['2'])
 })

@@ -12,7 +12,7 @@ import { formatBlock } from '../../dist/json/block.js'
 import { formatLog } from '../../dist/json/log.js'
 import { formatReceipt } from '../../dist/json/receipt.js'
 import { formatsFromFields, formatTransaction, formatTransactionFields } from '../../dist/json/transaction.js'
-import { readTxFields } from '../../dist/chain/tx-intake.js'
+import { readTxFields } from '../../dist/chain/tx-fields.js'
 import { bytesToHex, hexToBytes, quantity } from '../../dist/util/hex.js'
 import { validateMethodResult, validateSchema } from '../helpers/schema.js'
 

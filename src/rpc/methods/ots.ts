@@ -9,7 +9,7 @@
 
 import { Address, bytesToHex, equalsBytes, hexToBytes, KECCAK256_NULL } from '@ethereumjs/util'
 import { gasUsedAt } from '../../chain/receipts.js'
-import { readTxFields } from '../../chain/tx-intake.js'
+import { readTxFields } from '../../chain/tx-fields.js'
 import type { BlockRecord } from '../../chain/view.js'
 import { invalidParams, serverError } from '../../errors.js'
 import type { StateReader } from '../../exec/state-reader.js'

@@ -7,7 +7,7 @@
 // defaults.
 
 import { gasUsedAt } from '../../chain/receipts.js'
-import { readTxFields } from '../../chain/tx-intake.js'
+import { readTxFields } from '../../chain/tx-fields.js'
 import type { BlockRecord, ChainView } from '../../chain/view.js'
 import { priceAt } from '../../json/transaction.js'
 import { blockMemo } from './chain-json.js'

@@ -1,0 +1,141 @@
+// The fields of a signed transaction read straight from its EIP-2718 bytes, without @ethereumjs's
+// transaction object: intake validates them (tx-intake.ts), the pool keeps them (pooled-tx.ts), receipts
+// and the explorer's indexes read a block's transactions with them.
+
+import { RLP } from '@ethereumjs/rlp'
+import type { NestedUint8Array } from '@ethereumjs/rlp'
+import { bytesToBigInt } from '@ethereumjs/util'
+import { serverError } from '../errors.js'
+import type { RpcError } from '../errors.js'
+
+/** geth's wording for a transaction its decoder refuses. */
+export const invalidTransaction = (cause: string): RpcError => serverError(`invalid transaction: ${cause}`)
+const unknownTxType = (): RpcError => serverError('transaction type not supported')
+
+/**
+ * The fields validation needs, read straight from the RLP (field order per tx type). Receipts read their
+ * transaction's type, recipient, nonce and price from the block's bytes with it too (rpc/methods/chain-json.ts):
+ * every transaction a block holds passed it at intake.
+ */
+export interface TxFields {
+  type: number
+  /** undefined for a legacy tx without EIP-155 protection. */
+  chainId: bigint | undefined
+  nonce: bigint
+  gasLimit: bigint
+  /** legacy and EIP-2930: the gas price */
+  maxFeePerGas: bigint
+  /** legacy and EIP-2930: the gas price */
+  maxPriorityFeePerGas: bigint
+  /** empty for a contract creation */
+  to: Uint8Array
+  value: bigint
+  data: Uint8Array
+  /** Legacy: v as signed; typed: yParity. */
+  v: bigint
+  r: bigint
+  s: bigint
+  /** entries of the access list (0 for legacy) */
+  accessListLength: number
+  authorizationCount: number
+  /** blob transactions (type 3), read from blocks only: the pool takes none */
+  maxFeePerBlobGas: bigint | undefined
+  blobCount: number
+  /** The decoded RLP list, handed to the @ethereumjs constructor. */
+  values: NestedUint8Array
+}
+
+export function readTxFields(raw: Uint8Array): TxFields {
+  if (raw.length === 0) throw invalidTransaction('typed transaction too short')
+  const first = raw[0]!
+  let type = 0
+  let payload = raw
+  if (first <= 0x7f) {
+    type = first
+    if (type !== 1 && type !== 2 && type !== 3 && type !== 4) throw unknownTxType()
+    if (raw.length <= 1) throw invalidTransaction('typed transaction too short')
+    payload = raw.subarray(1)
+  }
+  let decoded: Uint8Array | NestedUint8Array
+  try {
+    decoded = RLP.decode(payload)
+  } catch (err) {
+    throw invalidTransaction(`rlp: ${(err as Error).message}`)
+  }
+  if (!Array.isArray(decoded)) throw invalidTransaction('rlp: expected input list')
+  const values = decoded
+  // a blob transaction as a block holds it: without its sidecar (14 fields)
+  const expected = type === 0 ? 9 : type === 1 ? 11 : type === 2 ? 12 : type === 3 ? 14 : 13
+  if (values.length !== expected) {
+    throw invalidTransaction(`rlp: expected ${expected} fields for a type ${type} transaction, got ${values.length}`)
+  }
+
+  let i = 0
+  const num = (name: string, maxBytes: number): bigint => {
+    const b = values[i++]
+    if (!(b instanceof Uint8Array)) throw invalidTransaction(`rlp: expected input string or byte for ${name}`)
+    if (b.length > 0 && b[0] === 0) throw invalidTransaction(`rlp: non-canonical integer (leading zero bytes) for ${name}`)
+    if (b.length > maxBytes) throw invalidTransaction(`rlp: input string too long for ${name}`)
+    return bytesToBigInt(b)
+  }
+  const bytes = (name: string): Uint8Array => {
+    const b = values[i++]
+    if (!(b instanceof Uint8Array)) throw invalidTransaction(`rlp: expected input string or byte for ${name}`)
+    return b
+  }
+  const list = (name: string): number => {
+    const l = values[i++]
+    if (!Array.isArray(l)) throw invalidTransaction(`rlp: expected input list for ${name}`)
+    return l.length
+  }
+
+  const chainId = type === 0 ? undefined : num('chainId', 32)
+  const nonce = num('nonce', 8)
+  let maxPriorityFeePerGas: bigint
+  let maxFeePerGas: bigint
+  if (type === 0 || type === 1) {
+    maxFeePerGas = maxPriorityFeePerGas = num('gasPrice', 32)
+  } else {
+    maxPriorityFeePerGas = num('maxPriorityFeePerGas', 32)
+    maxFeePerGas = num('maxFeePerGas', 32)
+  }
+  const gasLimit = num('gas', 8)
+  const to = bytes('to')
+  if (to.length !== 0 && to.length !== 20) throw invalidTransaction(`rlp: input string of wrong size for to`)
+  if (type === 4 && to.length === 0) throw invalidTransaction('rlp: input string too short for common.Address, decoding into (types.SetCodeTx).To')
+  const value = num('value', 32)
+  const data = bytes('data')
+  const accessListLength = type !== 0 ? list('accessList') : 0
+  const authorizationCount = type === 4 ? list('authorizationList') : 0
+  const maxFeePerBlobGas = type === 3 ? num('maxFeePerBlobGas', 32) : undefined
+  const blobCount = type === 3 ? list('blobVersionedHashes') : 0
+  const v = num(type === 0 ? 'v' : 'yParity', 32)
+  const r = num('r', 32)
+  const s = num('s', 32)
+
+  let legacyChainId: bigint | undefined
+  if (type === 0 && v !== 27n && v !== 28n && v !== 0n && v !== 1n) {
+    // EIP-155: v = chainId * 2 + 35/36 (geth deriveChainId: Euclidean division, as big.Int.Div)
+    const t = v - 35n
+    legacyChainId = t >= 0n ? t / 2n : -((-t + 1n) / 2n)
+  }
+  return {
+    type,
+    chainId: type === 0 ? legacyChainId : chainId,
+    nonce,
+    gasLimit,
+    maxFeePerGas,
+    maxPriorityFeePerGas,
+    to,
+    value,
+    data,
+    v,
+    r,
+    s,
+    accessListLength,
+    authorizationCount,
+    maxFeePerBlobGas,
+    blobCount,
+    values,
+  }
+}
