@@ -63,7 +63,7 @@ const STAGES = [
   ['explorer indexes', /\/dist\/indexes\//],
   ['state trie', /\/dist\/chain\/store\/(trie-bulk-update|yielding-trie|state-db|bulk-flush-sm|trie-reader|schema)\.js|\/@ethereumjs\/mpt\//],
   ['tx and receipt tries, receipts', /\/dist\/chain\/(receipts|ordered-trie|logs|body|block-rlp)\.js/],
-  ['execution', /\/dist\/(exec\/exec-block|chain\/block-vm|chain\/plain-transfer|chain\/builder|chain\/system-calls|evm\/state-manager|exec\/coinbase-touches)\.js|\/@ethereumjs\/(vm|evm)\//],
+  ['execution', /\/dist\/(exec\/exec-block|chain\/block-vm|chain\/plain-transfer|chain\/builder|chain\/tx-object|chain\/system-calls|evm\/state-manager|exec\/coinbase-touches)\.js|\/@ethereumjs\/(vm|evm)\//],
   ['hand-off to main thread', /\/dist\/chain\/(hand-off-batch|messages|producer-thread|write-set|state-diff)\.js/],
   ['producer: seal and commit', /\/dist\/chain\/producer\.js/],
   // call workers (nothing of a transfer run should land there)

@@ -1,15 +1,13 @@
 // A transaction as the pool holds it: its bytes, the fields the pool orders and checks by (read from the
 // bytes once, fee fields normalised so that legacy / 2930 / 1559 / 7702 txs compare the same way) and its
 // sender, recovered once at intake. @ethereumjs's transaction object is built when the transaction runs
-// (transactionOf), not kept: held from arrival until its block seals it was ~2.5 KiB an ERC20 transfer that
-// outlived the producer's young generation, and a plain transfer never needs it. Crossing threads uses
-// the compact wire form, which carries the recovered public key so no thread runs ecrecover again.
+// (tx-object.ts), not kept: held from arrival until its block sealed, every one outlived the producer's
+// young generation, and a plain transfer never needs it (bench/README, "The pool without transaction
+// objects"). Crossing threads uses the compact wire form, which carries the recovered public key so no
+// thread runs ecrecover again.
 
 import type { Common } from '@ethereumjs/common'
-import { createTxFromRLP, TransactionType } from '@ethereumjs/tx'
-import type { TransactionCache, TypedTransaction } from '@ethereumjs/tx'
 import { bytesToHex, publicToAddress } from '@ethereumjs/util'
-import { decodeHexDigits } from '../util/hex.js'
 import { readTxFields } from './tx-fields.js'
 
 export interface PooledTx {
@@ -57,21 +55,6 @@ export function senderAddressOf(senderPubKey: Uint8Array, common: Common): strin
   return bytesToHex(keccak !== undefined ? keccak(senderPubKey).subarray(12) : publicToAddress(senderPubKey))
 }
 
-/**
- * The @ethereumjs transaction object of a pooled tx, with its hash, sender and public key injected into
- * its cache so that runTx never recovers or hashes them again.
- */
-export function transactionOf(ptx: PooledTx, common: Common): TypedTransaction {
-  const tx = createTxFromRLP(ptx.raw, { common })
-  const cache = tx.cache as TransactionCache & { keelSenderAddress?: Uint8Array }
-  // their own bytes, not views into Buffer's shared slab, which whatever keeps them would keep alive
-  cache.hash = decodeHexDigits(ptx.hash, 2)
-  cache.senderPubKey = ptx.senderPubKey
-  // read by getSenderAddress() (patches/@ethereumjs+tx): runTx asks for it, and would hash the key again
-  cache.keelSenderAddress = decodeHexDigits(ptx.sender, 2)
-  return tx
-}
-
 /** min(maxPriorityFeePerGas, maxFeePerGas - baseFee); negative when the tx cannot pay the base fee. */
 export function effectiveTip(ptx: PooledTx, baseFee: bigint): bigint {
   const headroom = ptx.maxFeePerGas - baseFee
@@ -106,43 +89,4 @@ export function fromWire(wire: PooledTxWire): PooledTx {
     size: wire.raw.length,
     arrivedAt: wire.arrivedAt,
   }
-}
-
-/**
- * The transaction object of geth's txpool_content / eth_getTransactionByHash for a tx not yet in a
- * block: block fields null, gasPrice = maxFeePerGas for 1559-style txs (geth newRPCPendingTransaction).
- */
-export function pendingRpcTransaction(ptx: PooledTx, common: Common): Record<string, unknown> {
-  const tx = transactionOf(ptx, common)
-  const json = tx.toJSON() as Record<string, unknown>
-  const out: Record<string, unknown> = {
-    blockHash: null,
-    blockNumber: null,
-    from: ptx.sender,
-    gas: json.gasLimit,
-    gasPrice: `0x${ptx.maxFeePerGas.toString(16)}`,
-  }
-  if (ptx.type === TransactionType.FeeMarketEIP1559 || ptx.type === TransactionType.EOACodeEIP7702) {
-    out.maxFeePerGas = json.maxFeePerGas
-    out.maxPriorityFeePerGas = json.maxPriorityFeePerGas
-  }
-  out.hash = ptx.hash
-  out.input = json.data
-  out.nonce = json.nonce
-  out.to = json.to ?? null
-  out.transactionIndex = null
-  out.value = json.value
-  out.type = json.type
-  if (ptx.type !== TransactionType.Legacy) {
-    out.accessList = json.accessList
-    out.chainId = json.chainId
-  } else if (tx.v !== undefined && tx.v >= 35n) {
-    out.chainId = json.chainId
-  }
-  if (ptx.type === TransactionType.EOACodeEIP7702) out.authorizationList = json.authorizationList
-  out.v = json.v
-  out.r = json.r
-  out.s = json.s
-  if (ptx.type !== TransactionType.Legacy) out.yParity = json.v
-  return out
 }

@@ -14,7 +14,8 @@ import { loadFastCrypto } from '../../dist/evm/crypto.js'
 import { createChainCommon } from '../../dist/evm/common.js'
 import { latestForkConfig } from '../../dist/evm/geth-genesis.js'
 import { admitRawTransaction, decodeRawTransaction, formatEther2 } from '../../dist/chain/tx-intake.js'
-import { fromWire, toWire, transactionOf } from '../../dist/chain/pooled-tx.js'
+import { fromWire, toWire } from '../../dist/chain/pooled-tx.js'
+import { transactionOf } from '../../dist/chain/tx-object.js'
 
 const CHAIN_ID = 24589n
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n

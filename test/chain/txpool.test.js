@@ -6,7 +6,8 @@ import { loadFastCrypto } from '../../dist/evm/crypto.js'
 import { createChainCommon } from '../../dist/evm/common.js'
 import { latestForkConfig } from '../../dist/evm/geth-genesis.js'
 import { decodeRawTransaction } from '../../dist/chain/tx-intake.js'
-import { effectiveTip, pendingRpcTransaction } from '../../dist/chain/pooled-tx.js'
+import { effectiveTip } from '../../dist/chain/pooled-tx.js'
+import { pendingRpcTransaction } from '../../dist/chain/tx-object.js'
 import { TxPool } from '../../dist/chain/txpool.js'
 
 const GWEI = 1_000_000_000n
