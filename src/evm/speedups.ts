@@ -26,6 +26,7 @@ export const PATCHED_FILES: ReadonlyArray<{ pkg: string; file: string; marker: s
   { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'padded.set(msg, right ? 0 : length - msg.length)' },
   { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'const nativeHexSlice = Buffer.prototype.hexSlice' },
   { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'function smallBytesToBigInt(' },
+  { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'keel: the same copy, as a plain Uint8Array' },
   { pkg: '@ethereumjs/rlp', file: 'index.js', marker: 'function decodeAt(' },
   { pkg: '@ethereumjs/vm', file: 'runTx.js', marker: 'opts.keelSkipSenderCodeCheck !== true' },
   { pkg: '@ethereumjs/vm', file: 'runTx.js', marker: 'opts.keelNoBaseFee === true' },
