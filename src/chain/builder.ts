@@ -12,7 +12,7 @@ import { Address, hexToBytes } from '@ethereumjs/util'
 import { Bloom, encodeReceipt, runTx } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
 import { orderedTrieRoot } from './ordered-trie.js'
-import { applyPlainTransfer, plainTransfersApply } from './plain-transfer.js'
+import { applyPlainTransfer, plainTransferGas } from './plain-transfer.js'
 import { eventLoopTurn, TimeSlicer } from '../util/time-slicer.js'
 import { transactionOf } from './tx-object.js'
 import type { PooledTx } from './pooled-tx.js'
@@ -108,7 +108,7 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
   const bloom = new Bloom(undefined, common)
   const blooms: Uint8Array[] = []
   let gasUsed = 0n
-  const plainTransfers = input.plainTransfers !== false && plainTransfersApply(common)
+  const plainTransferUses = input.plainTransfers !== false ? plainTransferGas(common) : undefined
   let plainCount = 0
   const frames = input.frames
   frames?.attach(vm.evm)
@@ -152,7 +152,7 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
         if (input.gasLimit - gasUsed < BLOCK_TX_OVERHEAD_GAS) break
         continue
       }
-      const plainGas = plainTransfers ? await applyPlainTransfer(vm, common, ptx, pending.header) : undefined
+      const plainGas = plainTransferUses !== undefined ? await applyPlainTransfer(vm, ptx, pending.header, plainTransferUses) : undefined
       if (plainGas !== undefined) {
         gasUsed += plainGas
         receipts.push({ status: 1, cumulativeGasUsed: gasUsed, logs: [] })

@@ -21,16 +21,22 @@ const EMPTY = new Uint8Array(0)
 /** Forks whose rules change what a transfer does (binary trees, block access lists, state gas). */
 const EIPS_BEYOND_PLAIN = [7864, 7928, 8037]
 
-/** Whether plain transfers may skip the EVM under this Common's current hardfork. */
-export function plainTransfersApply(common: Common): boolean {
-  return common.isActivatedEIP(1559) && EIPS_BEYOND_PLAIN.every((eip) => !common.isActivatedEIP(eip))
+/**
+ * The gas a plain transfer uses under this Common's current hardfork (the intrinsic gas of a message
+ * without calldata or access list), once a block; undefined when plain transfers must take runTx (forks
+ * that change what a transfer does or how a message is priced).
+ */
+export function plainTransferGas(common: Common): bigint | undefined {
+  if (!common.isActivatedEIP(1559) || EIPS_BEYOND_PLAIN.some((eip) => common.isActivatedEIP(eip))) return undefined
+  return messageGas(common, EMPTY, undefined)?.intrinsic
 }
 
 /**
- * Applies `ptx` if it is a plain transfer that runTx would accept; returns the gas it used, or undefined
- * (nothing written) when runTx must handle it. Works from the pool's fields: no transaction object.
+ * Applies `ptx` if it is a plain transfer that runTx would accept; returns the gas it used (`gasUsed`,
+ * plainTransferGas's), or undefined (nothing written) when runTx must handle it. Works from the pool's
+ * fields: no transaction object.
  */
-export async function applyPlainTransfer(vm: VM, common: Common, ptx: PooledTx, header: BlockHeader): Promise<bigint | undefined> {
+export async function applyPlainTransfer(vm: VM, ptx: PooledTx, header: BlockHeader, gasUsed: bigint): Promise<bigint | undefined> {
   const to = ptx.to
   if (ptx.type > 2 || to === undefined || ptx.dataLength !== 0 || ptx.value === 0n || ptx.accessListLength !== 0) return undefined
   const toAddress = new Address(to)
@@ -40,9 +46,7 @@ export async function applyPlainTransfer(vm: VM, common: Common, ptx: PooledTx, 
   const coinbase = header.coinbase
   // one account playing two roles: leave the bookkeeping to runTx
   if (toAddress.equals(sender) || toAddress.equals(coinbase) || sender.equals(coinbase)) return undefined
-  // the intrinsic gas of a message without calldata or access list; forks that price it otherwise: runTx
-  const gasUsed = messageGas(common, EMPTY, undefined)?.intrinsic
-  if (gasUsed === undefined || ptx.gasLimit < gasUsed || ptx.gasLimit > header.gasLimit) return undefined
+  if (ptx.gasLimit < gasUsed || ptx.gasLimit > header.gasLimit) return undefined
   const baseFee = header.baseFeePerGas ?? 0n
   // legacy and 2930: both fee fields are the gas price, so the tip is the price above the base fee
   if (ptx.maxFeePerGas < baseFee) return undefined
