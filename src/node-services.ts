@@ -193,6 +193,8 @@ export async function serveChain(start: ChainStart): Promise<RunningNode> {
   }
   view.onHead((block) => subscriptions.publishBlock(block))
   producer.onPendingTx((hashes) => subscriptions.publishPendingTransactions(hashes))
+  // the view, caches, call workers and metrics listen from here: blocks the thread reported meanwhile reach them now
+  producer.deliverBlocks()
 
   const limits: TransportLimits = {
     ...defaultTransportLimits,

@@ -23,6 +23,11 @@ export class ProducerClient {
   private readonly pending = new Map<number, Pending>()
   private nextId = 1
   private blockListeners: Array<(event: NewBlockEvent) => void> = []
+  /**
+   * Blocks the thread reported before `deliverBlocks`: a replica applies its stream's backlog, and a
+   * producer may seal, while the main thread is still setting up the listeners that keep its view.
+   */
+  private heldBlocks: NewBlockEvent[] | undefined = []
   private pendingTxListeners: Array<(hashes: string[]) => void> = []
   private streamListeners: Array<(status: StreamStatus) => void> = []
   /** the block stream's state as the thread last reported it (--stream-url) */
@@ -76,7 +81,8 @@ export class ProducerClient {
         }
         case 'block':
           this.pooledSenders.poolReported(msg.pooledSenders)
-          for (const listener of this.blockListeners) listener(msg)
+          if (this.heldBlocks !== undefined) this.heldBlocks.push(msg)
+          else for (const listener of this.blockListeners) listener(msg)
           break
         case 'pendingTx':
           this.notifyPendingTx(msg.hashes)
@@ -124,6 +130,14 @@ export class ProducerClient {
 
   onBlock(listener: (event: NewBlockEvent) => void): void {
     this.blockListeners.push(listener)
+  }
+
+  /** Every listener is in place: the blocks held since the start reach them, in order, and later ones as they come. */
+  deliverBlocks(): void {
+    const held = this.heldBlocks
+    if (held === undefined) return
+    this.heldBlocks = undefined
+    for (const event of held) for (const listener of this.blockListeners) listener(event)
   }
 
   onPendingTx(listener: (hashes: string[]) => void): void {
