@@ -197,6 +197,7 @@ function rates(name, { kind, run, warmRate, genMs, minedAt, threads }) {
     'last block, ms': Math.round((minedAt - from) / 1000),
     'node CPU µs a tx': Math.round((cpu * 1000) / n),
     'load generator µs a tx': Math.round((genMs * 1000) / n),
+    'receipt reads a tx': (run.receiptPolls / n).toFixed(2),
   }
 }
 
