@@ -27,7 +27,8 @@ export function transactionOf(ptx: PooledTx, common: Common): TypedTransaction {
  * block: block fields null, gasPrice = maxFeePerGas for 1559-style txs (geth newRPCPendingTransaction).
  */
 export function pendingRpcTransaction(ptx: PooledTx, common: Common): Record<string, unknown> {
-  const tx = transactionOf(ptx, common)
+  // the JSON reads the signed fields only: no sender or hash to inject (ptx has them)
+  const tx = createTxFromRLP(ptx.raw, { common })
   const json = tx.toJSON() as Record<string, unknown>
   const out: Record<string, unknown> = {
     blockHash: null,
