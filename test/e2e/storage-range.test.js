@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test'
 import { ContractFactory, JsonRpcProvider, Wallet, keccak256, toBeHex, zeroPadValue } from 'ethers'
 import { compile } from '../helpers/contracts.js'
 import { CHAIN_ID, DEV_ADDRESSES, DEV_KEYS, startNode, target } from '../helpers/node.js'
-import { rpc, rpcResult, waitForBlock } from '../helpers/rpc.js'
+import { rpc, rpcResult, sleep } from '../helpers/rpc.js'
 
 const HOLDERS = 12
 /** 17 slots fit: 17 entries of 159 characters and the 93 around them */
@@ -126,10 +126,23 @@ test("an account without storage, and geth's errors", { skip }, async () => {
 })
 
 test('an answer past --batch-response-max-size is -32003; the walk stops there', { skip }, async () => {
-  // EIP-2935's contract keeps one slot a block: wait for more than fit
-  await waitForBlock(node.url, 24)
+  // EIP-2935's contract keeps one slot a block: more blocks than fit. A transaction's block comes at the
+  // next 0.25-s slot; an empty one only once the clock passes the head's whole-second timestamp (~1 a
+  // second, and none while the transactions' blocks have run their timestamps ahead)
   const wallet = new Wallet(DEV_KEYS[7], provider)
-  const marker = await (await wallet.sendTransaction({ to: DEV_ADDRESSES[8], value: 1n })).wait()
+  const head = async () => Number(await rpcResult(node.url, 'eth_blockNumber', []))
+  // nonces counted here: ethers answers a repeated eth_getTransactionCount from its 250-ms cache
+  let nonce = Number(await rpcResult(node.url, 'eth_getTransactionCount', [wallet.address, 'pending']))
+  const fees = { type: 2, chainId: CHAIN_ID, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n, gasLimit: 21_000n }
+  for (let i = 0; i < 40; i++) {
+    const before = await head()
+    if (before >= 24) break
+    await rpcResult(node.url, 'eth_sendRawTransaction', [await wallet.signTransaction({ ...fees, to: DEV_ADDRESSES[8], value: 1n, nonce: nonce++ })])
+    // its block: the next slot
+    for (let polls = 0; polls < 100 && (await head()) === before; polls++) await sleep(25)
+  }
+  assert.ok((await head()) >= 24, 'block 24 reached')
+  const marker = await (await wallet.sendTransaction({ to: DEV_ADDRESSES[8], value: 1n, nonce: nonce++ })).wait()
   const history = '0x0000f90827f1c53a10cb7a02335b175320002935'
   const fits = await range(marker.blockHash, marker.index, '0x', 17, history)
   assert.equal(Object.keys(fits.storage).length, 17)
