@@ -1,9 +1,9 @@
-// The load generator's JSON-RPC client for one request at a time per caller: node:http over kept-alive
-// connections. fetch() (undici in Node 20) costs the load generator ~450-650 µs of CPU a request against
-// ~90-160 µs for this (64 concurrent callers, bench/README "Method"), and on a 2-core host the load
-// generator's CPU is taken from the node under test.
+// The load generator's JSON-RPC clients. `rpc`: one request at a time per caller over lean-http.js's
+// kept-alive connections (the transfer runs; on a 2-core host the load generator's CPU is taken from the
+// node under test). `post`: node:http with an agent and a timeout of the caller's (large answers).
 
 import http from 'node:http'
+import { LeanHttpClient } from './lean-http.js'
 
 const sharedAgent = new http.Agent({ keepAlive: true, maxSockets: 256 })
 
@@ -29,9 +29,14 @@ export function post(url, body, { agent = sharedAgent, timeoutMs } = {}) {
   })
 }
 
+// one lean client per node's URL
+const clients = new Map()
+
 /** POSTs one JSON-RPC request to `url`; resolves to its result, rejects with the error's message. */
 export async function rpc(url, method, params = []) {
-  const { status, bytes } = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }))
+  let client = clients.get(url)
+  if (client === undefined) clients.set(url, (client = new LeanHttpClient(url)))
+  const { status, bytes } = await client.post(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }))
   let answer
   try {
     answer = JSON.parse(bytes.toString())
