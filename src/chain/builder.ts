@@ -193,10 +193,12 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
     // as received at intake (the hash clients were given is of these bytes)
     const encodedTxs = included.map((p) => p.raw)
     // each of the two tries of a block of 1,000 transactions takes ~15 ms: submissions get a turn between
+    // them and after them
     await eventLoopTurn()
     const transactionsTrie = orderedTrieRoot(encodedTxs, keccak)
     await eventLoopTurn()
     const receiptTrie = receiptsRoot(receipts, blooms, included, keccak)
+    await eventLoopTurn()
     const header = createBlockHeader(
       { ...headerData, stateRoot, transactionsTrie, receiptTrie, logsBloom: bloom.bitvector, gasUsed, requestsHash },
       { common },
