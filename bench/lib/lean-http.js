@@ -2,8 +2,9 @@
 // on each, the request written as one string and the answer framed by its Content-Length. node:http costs
 // the load generator ~65-75 µs of CPU a JSON-RPC round trip at 64 concurrent callers and undici's Pool
 // ~50; this ~24 (bench/README "Changes to the method"), and the load generator shares the host's cores
-// with the node under test. It speaks only what both nodes answer with (a status line, headers and a
-// Content-Length body); anything else (chunked bodies, no length, a malformed head) fails the request.
+// with the node under test. It reads what both nodes answer with: a status line, headers, and a body of a
+// Content-Length or in chunks (large answers); anything else (no length, a malformed head or chunk, other
+// transfer codings) fails the request.
 
 import net from 'node:net'
 
@@ -18,6 +19,7 @@ class Connection {
     this.received = 0
     this.bodyAt = -1
     this.length = -1
+    this.chunked = false
     this.status = 0
     this.keepAlive = true
     this.pending = undefined
@@ -49,13 +51,47 @@ class Connection {
       if (error !== undefined) return this.close(new Error(error))
       this.bodyAt = end + HEAD_END.length
     }
+    if (this.chunked) return this.onChunks(bytes)
     if (this.received < this.bodyAt + this.length) {
       if (this.chunks.length > 1) this.chunks = [bytes]
       return
     }
     if (this.received > this.bodyAt + this.length) return this.close(new Error('bytes past the response body'))
+    this.answered(bytes.subarray(this.bodyAt))
+  }
+
+  /** A chunked body: answered once the last (empty) chunk and the end of the trailers have arrived. */
+  onChunks(bytes) {
+    const parts = []
+    let at = this.bodyAt
+    for (;;) {
+      const lineEnd = bytes.indexOf('\r\n', at)
+      if (lineEnd < 0) return this.keep(bytes)
+      const size = Number.parseInt(bytes.latin1Slice(at, lineEnd).split(';')[0], 16)
+      if (!Number.isSafeInteger(size) || size < 0) return this.close(new Error('a malformed chunk size'))
+      if (size === 0) {
+        // the trailer section (none expected) ends with an empty line: CRLF CRLF from the size line's end
+        const end = bytes.indexOf(HEAD_END, lineEnd)
+        if (end < 0) return this.keep(bytes)
+        if (bytes.length > end + HEAD_END.length) return this.close(new Error('bytes past the response body'))
+        return this.answered(Buffer.concat(parts))
+      }
+      const dataAt = lineEnd + 2
+      if (bytes.length < dataAt + size + 2) return this.keep(bytes)
+      if (bytes[dataAt + size] !== 0x0d || bytes[dataAt + size + 1] !== 0x0a) return this.close(new Error('a chunk without its CRLF'))
+      parts.push(bytes.subarray(dataAt, dataAt + size))
+      at = dataAt + size + 2
+    }
+  }
+
+  /** Keeps what has arrived of an answer as one buffer until more comes. */
+  keep(bytes) {
+    if (this.chunks.length > 1) this.chunks = [bytes]
+  }
+
+  answered(body) {
     const { resolve } = this.pending
-    const answer = { status: this.status, bytes: bytes.subarray(this.bodyAt) }
+    const answer = { status: this.status, bytes: body }
     this.pending = undefined
     this.chunks = []
     this.received = 0
@@ -72,16 +108,20 @@ class Connection {
     if (status === null) return `not an HTTP/1.x status line: ${JSON.stringify(lines[0].slice(0, 80))}`
     this.status = Number(status[1])
     this.length = -1
+    this.chunked = false
     this.keepAlive = lines[0].startsWith('HTTP/1.1')
     for (let i = 1; i < lines.length; i++) {
       const colon = lines[i].indexOf(':')
       const name = lines[i].slice(0, colon).toLowerCase()
       const value = lines[i].slice(colon + 1).trim()
       if (name === 'content-length') this.length = Number(value)
-      else if (name === 'transfer-encoding') return `unsupported transfer-encoding: ${value}`
+      else if (name === 'transfer-encoding') {
+        if (value.toLowerCase() !== 'chunked') return `unsupported transfer-encoding: ${value}`
+        this.chunked = true
+      }
       else if (name === 'connection') this.keepAlive = value.toLowerCase() !== 'close'
     }
-    if (!Number.isSafeInteger(this.length) || this.length < 0) return 'a response without a valid content-length'
+    if (!this.chunked && (!Number.isSafeInteger(this.length) || this.length < 0)) return 'a response without a valid content-length'
     return undefined
   }
 
