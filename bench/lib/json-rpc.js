@@ -37,6 +37,11 @@ export async function rpc(url, method, params = []) {
   let client = clients.get(url)
   if (client === undefined) clients.set(url, (client = new LeanHttpClient(url)))
   const { status, bytes } = await client.post(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }))
+  return resultOf(method, status, bytes)
+}
+
+/** The result of a JSON-RPC answer's bytes; throws with the error's message, or when it is not JSON. */
+export function resultOf(method, status, bytes) {
   let answer
   try {
     answer = JSON.parse(bytes.toString())

@@ -1,8 +1,7 @@
 // A lean HTTP/1.1 client for the transfer runs' load generator: kept-alive sockets, one request in flight
-// on each, the request written as one string and the answer framed by its Content-Length. node:http costs
-// the load generator ~65-75 µs of CPU a JSON-RPC round trip at 64 concurrent callers and undici's Pool
-// ~50; this ~24 (bench/README "Changes to the method"), and the load generator shares the host's cores
-// with the node under test. It reads what both nodes answer with: a status line, headers, and a body of a
+// on each, the request written as one string. node:http costs the load generator 49-66 µs of CPU a
+// JSON-RPC round trip at 64 concurrent callers, this 22-25 (bench/macro/client-cost.js, bench/README
+// "Changes to the method"), and the load generator shares the host's cores with the node under test. It reads what both nodes answer with: a status line, headers, and a body of a
 // Content-Length or in chunks (large answers); anything else (no length, a malformed head or chunk, other
 // transfer codings) fails the request.
 
@@ -40,7 +39,7 @@ class Connection {
     if (this.pending === undefined) return this.close(new Error('bytes arrived with no request in flight'))
     this.chunks.push(chunk)
     this.received += chunk.length
-    let bytes = this.chunks.length === 1 ? chunk : Buffer.concat(this.chunks, this.received)
+    const bytes = this.chunks.length === 1 ? chunk : Buffer.concat(this.chunks, this.received)
     if (this.bodyAt < 0) {
       const end = bytes.indexOf(HEAD_END)
       if (end < 0) {
@@ -52,10 +51,7 @@ class Connection {
       this.bodyAt = end + HEAD_END.length
     }
     if (this.chunked) return this.onChunks(bytes)
-    if (this.received < this.bodyAt + this.length) {
-      if (this.chunks.length > 1) this.chunks = [bytes]
-      return
-    }
+    if (this.received < this.bodyAt + this.length) return this.keep(bytes)
     if (this.received > this.bodyAt + this.length) return this.close(new Error('bytes past the response body'))
     this.answered(bytes.subarray(this.bodyAt))
   }

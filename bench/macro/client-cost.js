@@ -5,7 +5,7 @@
 //   node bench/macro/client-cost.js [keel|anvil] [--rounds 4] [--per-caller 200]
 
 import { flagValue as opt } from '../lib/args.js'
-import { post, rpc } from '../lib/json-rpc.js'
+import { post, resultOf, rpc } from '../lib/json-rpc.js'
 import { startAnvil, startKeel } from './nodes.js'
 
 const ROUNDS = Number(opt('--rounds', 4))
@@ -13,10 +13,8 @@ const PER_CALLER = Number(opt('--per-caller', 200))
 const CALLERS = 64
 
 async function nodeHttpRpc(url, method, params) {
-  const { bytes } = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }))
-  const answer = JSON.parse(bytes.toString())
-  if (answer.error) throw new Error(`${method}: ${answer.error.message}`)
-  return answer.result
+  const { status, bytes } = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }))
+  return resultOf(method, status, bytes)
 }
 
 const clients = { 'node:http': nodeHttpRpc, 'lean-http': rpc }

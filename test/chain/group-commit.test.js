@@ -3,11 +3,8 @@
 // owner first and then fails every write it carried.
 
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { test } from 'node:test'
-import { openChainLevel } from '../../dist/chain/store/level.js'
+import { tempLevel } from '../helpers/temp-level.js'
 import { GroupCommit } from '../../dist/chain/store/group-commit.js'
 
 const key = (n) => Uint8Array.of(0x70, n)
@@ -16,16 +13,6 @@ const value = (n) => Uint8Array.of(n, n, n)
 const stored = async (level, k) => {
   const v = await level.get(k)
   return v === undefined ? undefined : [...v]
-}
-
-async function tempLevel(t) {
-  const dir = mkdtempSync(join(tmpdir(), 'keel-group-commit-'))
-  const level = await openChainLevel(dir)
-  t.after(async () => {
-    await level.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
-  return level
 }
 
 /** Counts the LevelDB batches the level is asked for. */
@@ -40,7 +27,7 @@ function countBatches(level) {
 }
 
 test('writes of one turn share one batch; each resolves with its operations on disk, a delete after a put of the same key wins', async (t) => {
-  const level = await tempLevel(t)
+  const level = await tempLevel(t, 'group-commit')
   const counted = countBatches(level)
   const journal = new GroupCommit(level)
   const writes = [
@@ -64,7 +51,7 @@ test('writes of one turn share one batch; each resolves with its operations on d
 })
 
 test('the bytes of a write are taken when it is made: changing them afterwards changes nothing on disk', async (t) => {
-  const level = await tempLevel(t)
+  const level = await tempLevel(t, 'group-commit')
   const journal = new GroupCommit(level)
   const v = value(7)
   const done = journal.write([{ type: 'put', key: key(7), value: v }])
@@ -74,7 +61,7 @@ test('the bytes of a write are taken when it is made: changing them afterwards c
 })
 
 test('a failed batch tells the owner before any of its writes is failed; the next batch is written', async (t) => {
-  const level = await tempLevel(t)
+  const level = await tempLevel(t, 'group-commit')
   const events = []
   const journal = new GroupCommit(level, (err) => events.push(`owner: ${err.message}`))
   const batch = level.batch.bind(level)
@@ -100,7 +87,7 @@ test('a failed batch tells the owner before any of its writes is failed; the nex
 })
 
 test('a write to a closed database is refused at once and the journal keeps working for nothing else', async (t) => {
-  const level = await tempLevel(t)
+  const level = await tempLevel(t, 'group-commit')
   const journal = new GroupCommit(level)
   await level.close()
   await assert.rejects(journal.write([{ type: 'put', key: key(1), value: value(1) }]), /not open|closed/i)

@@ -8,23 +8,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { openChainLevel } from '../../dist/chain/store/level.js'
+import { tempLevel } from '../helpers/temp-level.js'
 import { writeBatch } from '../../dist/chain/store/write-batch.js'
 import { TimeSlicer } from '../../dist/util/time-slicer.js'
 
 const key = (n) => Uint8Array.of(0x71, n >> 8, n & 0xff)
 
-async function tempLevel(t) {
-  const dir = mkdtempSync(join(tmpdir(), 'keel-write-batch-'))
-  const level = await openChainLevel(dir)
-  t.after(async () => {
-    await level.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
-  return level
-}
-
 test('a batch added with turns is written whole: reads in the turns see none of it', async (t) => {
-  const level = await tempLevel(t)
+  const level = await tempLevel(t, 'write-batch')
   await level.put(key(5000), Uint8Array.of(9))
   const ops = []
   for (let n = 0; n < 4096; n++) ops.push({ type: 'put', key: key(n), value: Uint8Array.of(n & 0xff, 1) })
