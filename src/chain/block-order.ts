@@ -1,8 +1,8 @@
 // The order a block takes the pool's transactions in: per sender by nonce, across senders by effective
 // tip (geth's TransactionsByPriceAndNonce). With a block time, a block is built before its slot: it takes
 // what arrives until the slot comes (`until`), then is sealed, so a transaction waits for the rest of the
-// slot and the commit instead of the next slot and the whole of the next build (bench/README "Building
-// ahead of the slot").
+// slot and the commit instead of the next slot and the whole of the next build
+// (docs/measurements.md#building-ahead-of-the-slot).
 
 import { effectiveTip } from './pooled-tx.js'
 import type { PooledTx } from './pooled-tx.js'

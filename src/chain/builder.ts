@@ -74,7 +74,8 @@ const EMPTY_BLOOM = new Uint8Array(256)
 /**
  * Between transactions the build gives the event loop a turn once it has run this long: submissions and
  * their journal writes wait for a turn, and 64 senders each waiting for their answer set the intake's rate
- * (a turn every 32 transactions was ~9 ms of ERC20 transfers; bench/README "Producer turns during a block's build").
+ * (a turn every 32 transactions was ~9 ms of ERC20 transfers;
+ * docs/measurements.md#producer-turns-during-a-blocks-build).
  */
 const BUILD_TURN_MS = 2
 /** A transaction that has run this long gives the event loop a turn, and again every as long. */

@@ -2,9 +2,9 @@
 // bytes once, fee fields normalised so that legacy / 2930 / 1559 / 7702 txs compare the same way) and its
 // sender, recovered once at intake. @ethereumjs's transaction object is built when the transaction runs
 // (tx-object.ts), not kept: held from arrival until its block sealed, every one outlived the producer's
-// young generation, and a plain transfer never needs it (bench/README, "The pool without transaction
-// objects"). Crossing threads uses the compact wire form, which carries the recovered public key so no
-// thread runs ecrecover again.
+// young generation, and a plain transfer never needs it
+// (docs/measurements.md#the-pool-without-transaction-objects). Crossing threads uses the compact wire
+// form, which carries the recovered public key so no thread runs ecrecover again.
 
 import type { Common } from '@ethereumjs/common'
 import { bytesToHex, publicToAddress } from '@ethereumjs/util'

@@ -72,8 +72,8 @@ const PRUNE_MARGIN_BLOCKS = 16n
 /**
  * A block's commit (its encodings, block record, indexes and the batch's operations) runs 110-160 ms for
  * 2,000 ERC20 transfers without waiting on I/O; submissions get a turn every 2 ms of it, as in the build
- * (builder.ts), instead of all 64 senders waiting for the whole of it (bench/README "Producer turns
- * during a block's build").
+ * (builder.ts), instead of all 64 senders waiting for the whole of it
+ * (docs/measurements.md#producer-turns-during-a-blocks-build).
  */
 const COMMIT_TURN_MS = 2
 

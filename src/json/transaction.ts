@@ -139,8 +139,8 @@ export function formatsFromFields(f: TxFieldsForJson): boolean {
 /**
  * formatTransaction's answer from the fields the transaction's bytes hold and its known hash, for those
  * formatsFromFields takes: without the transaction object (its constructor's checks and conversions, and
- * its hash encoded and hashed again), a block's full JSON takes a fraction of the time (bench/README,
- * "Block-sized work on the main thread").
+ * its hash encoded and hashed again), a block's full JSON takes a fraction of the time
+ * (docs/measurements.md#block-sized-work-on-the-main-thread).
  */
 export function formatTransactionFields(f: TxFieldsForJson, hash: string, sender: string, where: TxLocation | null): Json {
   return formatParts({ ...f, hash, to: f.to.length === 0 ? undefined : f.to }, sender, where, undefined)

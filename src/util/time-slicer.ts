@@ -9,7 +9,7 @@
  * pool journal's group commit) behind the job's own immediate: resuming after one hop left that write
  * waiting for the job's whole next slice. The second hop lets it start first: a submission's answer 5.3-5.9
  * against 1.4-3.0 ms at the producer (median), ERC20 transfers 1,792-2,029 against 2,108-2,145 a second
- * (bench/README "Producer turns during a block's build").
+ * (docs/measurements.md#producer-turns-during-a-blocks-build).
  */
 export const eventLoopTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)))
 

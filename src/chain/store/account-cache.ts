@@ -7,7 +7,8 @@
 // needs it (once a block at most), a read hands out a copy; clean accounts beyond the bound are dropped
 // after a flush, those cached first going first, and read from the trie again when needed. (Moving a
 // rewritten account to the end, delete then set, costs a Map of 50,000 entries ~2.7 µs a write against
-// ~0.5 µs: its deleted slots make V8 rebuild the table; bench/README, "The builder's accounts".)
+// ~0.5 µs: its deleted slots make V8 rebuild the table;
+// docs/measurements.md#the-builders-accounts-and-the-interpreters-garbage.)
 
 import { Account, bytesToUnprefixedHex } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'

@@ -2,7 +2,8 @@
 // extension: hex-prefix path, then value or child); a child is a 32-byte hash, empty, or a node under 32
 // bytes embedded as a list. RLP.decode copies every item into a buffer of its own (a branch of 16 hashes:
 // 17 arrays and as many buffers), too much for caches of thousands of nodes and for a block's trie update,
-// which holds the nodes on its paths until the block is written (bench/README "Trie nodes read in place").
+// which holds the nodes on its paths until the block is written
+// (docs/measurements.md#trie-nodes-read-in-place).
 
 /** A node's items as views into its encoding (embedded nodes as nested lists). Never written through. */
 export type NodeView = Uint8Array | NodeView[]

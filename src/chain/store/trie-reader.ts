@@ -18,7 +18,7 @@ export interface TrieNodeSource {
 /**
  * A cached node is one array: the 32-byte hash it is stored under (a cache key is only the hash's first 48
  * bits), then its encoding. Over a trie of 30,000 keys a cached node holds ~330 bytes, against ~1,660 as
- * decoded items (bench/micro/trie-reader.js; bench/README "Trie nodes read in place").
+ * decoded items (bench/micro/trie-reader.js; docs/measurements.md#trie-nodes-read-in-place).
  */
 const HASH = 32
 /** What a cached node holds besides its encoding (the array, its buffer, the map's slot): 240-270 measured. */

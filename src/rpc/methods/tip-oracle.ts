@@ -29,7 +29,7 @@ interface TipSample {
 /**
  * Each transaction's tip and gas used, cheapest tip first, kept with the block. The fee fields are read
  * from the raw transactions: a transaction object each made the first fee query after 5,120 transfers
- * hold the main thread 3-4 times as long (bench/README, "Block-sized work on the main thread").
+ * hold the main thread 3-4 times as long (docs/measurements.md#block-sized-work-on-the-main-thread).
  */
 export function tipSamplesOf(block: BlockRecord): TipSample[] {
   return blockMemo(block, 'fee:tips', () => {
