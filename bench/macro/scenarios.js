@@ -181,6 +181,9 @@ export async function submitTransfers(node, ctx, kind, signed, unminedPerSender 
   const deadline = Date.now() + 120_000
   // receipt reads, those that found no receipt yet included (a sender waits 100 ms between them)
   const polls = { n: 0 }
+  // each eth_sendRawTransaction's round trip, ms
+  const sends = new Float64Array(signed.reduce((n, list) => n + list.length, 0))
+  let sent = 0
   await Promise.all(signed.map(async (list) => {
     const hashes = []
     let checked = 0
@@ -198,7 +201,9 @@ export async function submitTransfers(node, ctx, kind, signed, unminedPerSender 
     for (const raw of list) {
       if (hashes.length - checked >= unminedPerSender) await check(hashes[checked++])
       try {
+        const t = performance.now()
         hashes.push(await rpc(node.url, 'eth_sendRawTransaction', [raw]))
+        sends[sent++] = performance.now() - t
       } catch {
         errors++
       }
@@ -209,7 +214,9 @@ export async function submitTransfers(node, ctx, kind, signed, unminedPerSender 
   const seconds = (Date.now() - started) / 1000
   window.to = Number(process.hrtime.bigint() / 1000n)
   const total = signed.reduce((n, list) => n + list.length, 0)
-  return { value: Math.round(total / seconds), unit: 'tx/s', calls: total, window, errors, receiptPolls: polls.n }
+  const sorted = sends.subarray(0, sent).sort()
+  const sendMs = { p50: sorted[Math.floor(sent * 0.5)], p99: sorted[Math.floor(sent * 0.99)], max: sorted[sent - 1] }
+  return { value: Math.round(total / seconds), unit: 'tx/s', calls: total, window, errors, receiptPolls: polls.n, sendMs }
 }
 
 /** Sequential eth_chainId round trips over `connections` WebSockets for `duration` seconds. */

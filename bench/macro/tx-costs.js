@@ -11,7 +11,8 @@
 //
 // For native, then ERC20 transfers: a warm-up run (V8 compiles the paths), then the measured run. Prints the
 // rates (to the last receipt checked as the bench counts, to the last submission answered, to the block
-// holding the last transfer), the node's and the load generator's CPU a transfer, Keel's blocks and
+// holding the last transfer), eth_sendRawTransaction's round trip (p50 / p99 / slowest, as a sender sees
+// it), the node's and the load generator's CPU a transfer, Keel's blocks and
 // hand-off batches, its µs a transfer by thread and stage with the larger stages' leaf functions, and
 // every thread's CPU.
 //   --unmined-per-sender N  a long run: a sender's next submission waits until the one N before it is
@@ -198,6 +199,7 @@ function rates(name, { kind, run, warmRate, genMs, minedAt, threads }) {
     'node CPU µs a tx': Math.round((cpu * 1000) / n),
     'load generator µs a tx': Math.round((genMs * 1000) / n),
     'receipt reads a tx': (run.receiptPolls / n).toFixed(2),
+    'send ms p50 / p99 / max': [run.sendMs.p50, run.sendMs.p99, run.sendMs.max].map((ms) => ms.toFixed(1)).join(' / '),
   }
 }
 

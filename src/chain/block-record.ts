@@ -4,6 +4,7 @@
 
 import { bytesToHex } from '@ethereumjs/util'
 import type { ReceiptRecord } from './receipts.js'
+import type { Turns } from '../util/time-slicer.js'
 import type { LevelOp } from './store/state-db.js'
 import { encodeHead, encodeNumber, encodeTxLookup, Keys } from './store/schema.js'
 
@@ -19,8 +20,11 @@ export interface BlockRecord {
   logsBloom: Uint8Array
 }
 
-/** Appends the block's keys to a batch; the head pointer moves to this block. */
-export function pushBlockRecord(ops: LevelOp[], block: BlockRecord): void {
+/**
+ * Appends the block's keys to a batch; the head pointer moves to this block. `turns`: the producer's
+ * event loop gets a turn when due (a block of 2,000 token transfers: thousands of keys).
+ */
+export async function pushBlockRecord(ops: LevelOp[], block: BlockRecord, turns?: Turns): Promise<void> {
   const { number, hash } = block
   ops.push(
     { type: 'put', key: Keys.canonicalHash(number), value: hash },
@@ -30,9 +34,10 @@ export function pushBlockRecord(ops: LevelOp[], block: BlockRecord): void {
     { type: 'put', key: Keys.receipts(number), value: block.receiptsRlp },
   )
   for (let i = 0; i < block.txHashes.length; i++) {
+    if (turns?.due) await turns.turn()
     ops.push({ type: 'put', key: Keys.txLookup(block.txHashes[i]), value: encodeTxLookup(number, i) })
   }
-  pushLogIndex(ops, number, block.receipts, block.logsBloom)
+  await pushLogIndex(ops, number, block.receipts, block.logsBloom, turns)
   ops.push({ type: 'put', key: Keys.meta('head'), value: encodeHead(number, hash) })
 }
 
@@ -41,10 +46,11 @@ export function pushBlockRecord(ops: LevelOp[], block: BlockRecord): void {
  * block with logs has a bloom entry, so that a query naming no address or topic reads the blooms of
  * the blocks with logs and not one per block of its range.
  */
-function pushLogIndex(ops: LevelOp[], number: bigint, receipts: readonly ReceiptRecord[], bloom: Uint8Array): void {
+async function pushLogIndex(ops: LevelOp[], number: bigint, receipts: readonly ReceiptRecord[], bloom: Uint8Array, turns: Turns | undefined): Promise<void> {
   const seen = new Set<string>()
   const empty = new Uint8Array(0)
   for (const receipt of receipts) {
+    if (turns?.due) await turns.turn()
     for (const [address, topics] of receipt.logs) {
       const a = `a${bytesToHex(address)}`
       if (!seen.has(a)) {

@@ -26,7 +26,7 @@ import type { HeadInfo, NewBlockEvent, PoolQuery, TxWire } from './messages.js'
 import { fromWire, toWire } from './pooled-tx.js'
 import { pendingRpcTransaction } from './tx-object.js'
 import type { PooledTx } from './pooled-tx.js'
-import { encodeReceipts } from './receipts.js'
+import { encodeReceipts, encodeStoredReceipt } from './receipts.js'
 import { pushBlockRecord } from './block-record.js'
 import type { BlockWriteSet, WriteSetSink } from './write-set.js'
 import type { ChainLevel } from './store/level.js'
@@ -37,6 +37,8 @@ import { GroupCommit } from './store/group-commit.js'
 import { StorageWriteError, WriteGuard } from './store/write-guard.js'
 import { writeBatch } from './store/write-batch.js'
 import { TimeSlicer } from '../util/time-slicer.js'
+import type { Turns } from '../util/time-slicer.js'
+import { joinRlpList } from '../util/rlp-list.js'
 import { storageUnavailable } from '../errors.js'
 import type { StorageStatus } from './messages.js'
 import { HeadAccountReader } from './head-account-reader.js'
@@ -299,14 +301,17 @@ export class Producer {
    * block that just fell out of the window is pruned: a listed node is deleted unless a later block wrote
    * it again (content-addressed nodes come back when state returns to an earlier value).
    */
-  private async trieOps(number: bigint): Promise<{ nodes: LevelOp[]; prune: LevelOp[] }> {
+  private async trieOps(number: bigint, turns?: Turns): Promise<{ nodes: LevelOp[]; prune: LevelOp[] }> {
     const { ops: nodes, superseded } = this.trieDb.takeCaptured()
     const ops: LevelOp[] = []
     const done = { nodes, prune: ops }
     const history = BigInt(this.config.stateHistory)
     if (history === 0n) return done
     const numberBytes = encodeNumber(number)
-    for (const node of nodes) ops.push({ type: 'put', key: Keys.lastWritten(rawTrieKey(node.key)), value: numberBytes })
+    for (const node of nodes) {
+      if (turns?.due) await turns.turn()
+      ops.push({ type: 'put', key: Keys.lastWritten(rawTrieKey(node.key)), value: numberBytes })
+    }
     if (superseded.length > 0) ops.push({ type: 'put', key: Keys.superseded(number), value: RLP.encode(superseded) })
     // prune a little later than the window RPC serves, so that a request already running on the
     // oldest served state, or a view one block behind the producer, never finds a node gone
@@ -318,6 +323,7 @@ export class Producer {
     const lastWritten = await this.level.getMany(keys.map((k) => Keys.lastWritten(k)))
     const rewrittenNow = new Set(nodes.map((node) => bytesToHex(rawTrieKey(node.key))))
     for (let i = 0; i < keys.length; i++) {
+      if (turns?.due) await turns.turn()
       const last = lastWritten[i]
       if (rewrittenNow.has(bytesToHex(keys[i])) || (last !== undefined && decodeNumber(last) > expiring)) continue
       ops.push({ type: 'del', key: trieKey(bytesToHex(keys[i]).slice(2)) }, { type: 'del', key: Keys.lastWritten(keys[i]) })
@@ -551,12 +557,17 @@ export class Producer {
       built.encodedTxs,
       included.map((p) => trustedHexToBytes(p.sender)),
     )
-    const receiptsRlp = encodeReceipts(receipts)
+    const receiptItems: Uint8Array[] = new Array(receipts.length)
+    for (let i = 0; i < receipts.length; i++) {
+      if (turns.due) await turns.turn()
+      receiptItems[i] = encodeStoredReceipt(receipts[i])
+    }
+    const receiptsRlp = joinRlpList(receiptItems)
     if (turns.due) await turns.turn()
-    const trie = await this.trieOps(number)
+    const trie = await this.trieOps(number, turns)
     const ops: LevelOp[] = [...trie.nodes, ...trie.prune]
     const txHashes = included.map((p) => p.hash)
-    pushBlockRecord(ops, {
+    await pushBlockRecord(ops, {
       number,
       hash,
       headerRlp,
@@ -565,11 +576,14 @@ export class Producer {
       txHashes: txHashes.map((h) => trustedHexToBytes(h)),
       receipts,
       logsBloom: header.logsBloom,
-    })
+    }, turns)
     if (turns.due) await turns.turn()
     const frames = this.frames.take()
     pushIndexOps(ops, number, indexedPooledTxs(included, receipts), frames)
-    for (const ptx of included) ops.push({ type: 'del', key: Keys.pooledTx(trustedHexToBytes(ptx.hash)) })
+    for (const ptx of included) {
+      if (turns.due) await turns.turn()
+      ops.push({ type: 'del', key: Keys.pooledTx(trustedHexToBytes(ptx.hash)) })
+    }
     for (const ptx of invalid) ops.push({ type: 'del', key: Keys.pooledTx(trustedHexToBytes(ptx.hash)) })
     if (turns.due) await turns.turn()
     // taken before the batch: a sink's outbox entry holds it; a failed batch discards it as before

@@ -20,13 +20,16 @@ export function gasUsedAt(receipts: readonly ReceiptRecord[], index: number): bi
 }
 
 export function encodeReceipts(receipts: readonly ReceiptRecord[]): Uint8Array {
-  return RLP.encode(
-    receipts.map((r) => [
-      r.root ?? (r.status === 1 ? Uint8Array.of(1) : new Uint8Array(0)),
-      bigIntToUnpaddedBytes(r.cumulativeGasUsed),
-      r.logs,
-    ]),
-  )
+  return RLP.encode(receipts.map(storedFields))
+}
+
+/** One receipt as an item of encodeReceipts' list (joinRlpList joins them into the same bytes). */
+export function encodeStoredReceipt(receipt: ReceiptRecord): Uint8Array {
+  return RLP.encode(storedFields(receipt))
+}
+
+function storedFields(r: ReceiptRecord): [Uint8Array, Uint8Array, StoredLog[]] {
+  return [r.root ?? (r.status === 1 ? Uint8Array.of(1) : new Uint8Array(0)), bigIntToUnpaddedBytes(r.cumulativeGasUsed), r.logs]
 }
 
 export function decodeReceipts(bytes: Uint8Array): ReceiptRecord[] {

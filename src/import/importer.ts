@@ -84,7 +84,7 @@ export async function importChainFiles(
       }
       const executed = await executor.execute(block, head)
       const ops: LevelOp[] = [...executed.trieOps, ...executed.indexOps]
-      pushBlockRecord(ops, executed.record)
+      await pushBlockRecord(ops, executed.record)
       await writeBatch(level, ops)
       executor.written()
       head = block.header

@@ -123,7 +123,7 @@ export async function verifyBlock(m: BlockMessage, head: ReplicaHead, ctx: Verif
 
   const txHashes = body.txs.map((tx) => ctx.keccak(tx))
   const recordStart = ops.length
-  pushBlockRecord(ops, {
+  await pushBlockRecord(ops, {
     number,
     hash,
     headerRlp: m.headerRlp,

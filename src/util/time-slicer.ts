@@ -13,6 +13,9 @@
  */
 export const eventLoopTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)))
 
+/** What a job that takes turns needs of its slicer (tests pass their own). */
+export type Turns = Pick<TimeSlicer, 'due' | 'turn'>
+
 export class TimeSlicer {
   private sliceStartedAt = performance.now()
 

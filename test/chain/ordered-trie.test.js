@@ -33,3 +33,23 @@ test('ordered trie root changes with any value and with order', async () => {
   assert.notEqual(bytesToHex(orderedTrieRoot(changed, keccak_256)), root)
   assert.notEqual(bytesToHex(orderedTrieRoot(values.slice().reverse(), keccak_256)), root)
 })
+
+test('the sliced root is the same root, and turns while it hashes the leaves', async () => {
+  const { orderedTrieRootSliced } = await import('../../dist/chain/ordered-trie.js')
+  for (const n of [0, 1, 2, 15, 16, 17, 128, 129, 256, 1000, 4097]) {
+    const values = Array.from({ length: n }, (_, i) => valueOf(i))
+    let turns = 0
+    const always = { due: true, turn: async () => void turns++ }
+    // every node hashed once: the pass above the leaves takes the prepared ones instead of hashing them again
+    let hashed = 0
+    const counting = (data) => (hashed++, keccak_256(data))
+    const sliced = bytesToHex(await orderedTrieRootSliced(values, counting, always))
+    const slicedHashes = hashed
+    hashed = 0
+    assert.equal(sliced, bytesToHex(orderedTrieRoot(values, counting)), `${n} values`)
+    assert.equal(slicedHashes, hashed, `${n} values: nodes hashed`)
+    assert.equal(turns, n, `${n} values: a turn before each leaf`)
+    const never = { due: false, turn: async () => assert.fail('not due') }
+    assert.equal(bytesToHex(await orderedTrieRootSliced(values, keccak_256, never)), bytesToHex(await referenceRoot(values)), `${n} values`)
+  }
+})

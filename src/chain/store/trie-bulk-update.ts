@@ -45,12 +45,15 @@ export async function bulkUpdateTrie(
     return KECCAK256_RLP
   }
   // the root is stored by hash whatever its size
-  const encoded = RLP.encode(updater.commitChildren(updated))
+  const encoded = RLP.encode(await updater.commitTop(updated, 0))
   const hash = keccak(encoded)
   updater.store(hash, encoded)
   await updater.flush()
   return hash
 }
+
+/** the levels of new nodes under the root whose subtries are hashed one by one, with turns between them */
+const COMMIT_SLICED_LEVELS = 2
 
 class BulkUpdater {
   private readonly writes: Promise<void>[] = []
@@ -178,6 +181,26 @@ class BulkUpdater {
     return this.load(ref)
   }
 
+  /**
+   * commitChildren with a turn, when the slicer is due, between the subtries below the top
+   * COMMIT_SLICED_LEVELS levels: hashing the new nodes of 2,000 accounts' paths ran 32 ms in one stretch.
+   */
+  async commitTop(node: NodeContent, level: number): Promise<NodeContent> {
+    if (this.slicer === undefined || level >= COMMIT_SLICED_LEVELS) return this.commitChildren(node)
+    if (node.length === 17) {
+      const out = node.slice()
+      for (let n = 0; n < 16; n++) {
+        if (!Array.isArray(out[n])) continue
+        if (this.slicer.due) await this.slicer.turn()
+        out[n] = this.refOf(await this.commitTop(out[n] as NodeContent, level + 1))
+      }
+      return out
+    }
+    const path = node[0] as Uint8Array
+    if (path[0] >> 4 >= 2 || !Array.isArray(node[1])) return node
+    return [path, this.refOf(await this.commitTop(node[1] as NodeContent, level + 1))]
+  }
+
   /** Replaces new or embedded children by their references (hashing and storing the big ones). */
   commitChildren(node: NodeContent): NodeContent {
     if (node.length === 17) {
@@ -191,7 +214,11 @@ class BulkUpdater {
   }
 
   private commit(node: NodeContent): Raw {
-    const content = this.commitChildren(node)
+    return this.refOf(this.commitChildren(node))
+  }
+
+  /** How a parent refers to a node whose children are committed: as is under 32 bytes, else by hash. */
+  private refOf(content: NodeContent): Raw {
     const encoded = RLP.encode(content)
     if (encoded.length < 32) return content
     const hash = this.keccak(encoded)
