@@ -14,6 +14,7 @@ import type { VM } from '@ethereumjs/vm'
 import { orderedTrieRoot, orderedTrieRootSliced } from './ordered-trie.js'
 import { applyPlainTransfer, plainTransferGas } from './plain-transfer.js'
 import { TimeSlicer } from '../util/time-slicer.js'
+import { SEAL_TURN_MS } from './seal-turns.js'
 import { transactionOf } from './tx-object.js'
 import type { PooledTx } from './pooled-tx.js'
 import { trustedHexToBytes } from '../util/hex.js'
@@ -202,10 +203,11 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
     const encodedTxs = included.map((p) => p.raw)
     // the two tries of a block of 2,000 ERC20 transfers took 27 and 56 ms in one stretch each:
     // submissions get turns inside them
-    await turns.turn()
-    const transactionsTrie = await orderedTrieRootSliced(encodedTxs, keccak, turns)
-    const receiptTrie = await orderedTrieRootSliced(receiptValues, keccak, turns)
-    if (turns.due) await turns.turn()
+    const sealTurns = new TimeSlicer(SEAL_TURN_MS)
+    await sealTurns.turn()
+    const transactionsTrie = await orderedTrieRootSliced(encodedTxs, keccak, sealTurns)
+    const receiptTrie = await orderedTrieRootSliced(receiptValues, keccak, sealTurns)
+    if (sealTurns.due) await sealTurns.turn()
     const header = createBlockHeader(
       { ...headerData, stateRoot, transactionsTrie, receiptTrie, logsBloom: bloom.bitvector, gasUsed, requestsHash },
       { common },

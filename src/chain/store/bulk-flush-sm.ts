@@ -23,6 +23,7 @@ import { storageTriePrefix } from './state-db.js'
 import { bulkUpdateTrie } from './trie-bulk-update.js'
 import { TrieReader } from './trie-reader.js'
 import { TimeSlicer } from '../../util/time-slicer.js'
+import { SEAL_TURN_MS } from '../seal-turns.js'
 import type { TrieNodeDB } from './trie-bulk-update.js'
 
 /** The trie DB under the MPT's checkpoint layer: node keys as unprefixed hex strings. */
@@ -43,8 +44,6 @@ const ACCOUNT_NODE_CACHE_BYTES = 4 << 20
 const STORAGE_NODE_CACHE_BYTES = 2 << 20
 /** RLP of an empty value: how the storage cache marks a slot known to be empty. */
 const RLP_EMPTY = Uint8Array.of(0x80)
-/** how long a block's flush runs between turns of the producer's event loop */
-const FLUSH_TURN_MS = 2
 
 export class BulkFlushStateManager extends FixedMerkleStateManager {
   /** Set by the state diff recorder; the library's per-slot path (pruning) is hooked separately. */
@@ -54,8 +53,8 @@ export class BulkFlushStateManager extends FixedMerkleStateManager {
   private readonly bulk: boolean
   private readonly accountReader: TrieReader
   private readonly storageReader: TrieReader
-  /** a block's flush gives the producer's event loop a turn every 2 ms, as the build does (submissions wait meanwhile) */
-  private readonly slicer = new TimeSlicer(FLUSH_TURN_MS)
+  /** a block's flush gives the producer's event loop turns (submissions wait meanwhile) */
+  private readonly slicer = new TimeSlicer(SEAL_TURN_MS)
 
   constructor(opts: Options & { trie: MerklePatriciaTrie }) {
     super(opts)
