@@ -153,3 +153,18 @@ export async function deploy(chain, bytecode, key = chain.dev[0].key) {
   const tx = decodeRawTransaction(raw, { common: chain.common, chainId: BigInt(CHAIN_ID), blockGasLimit: 1n << 40n, txGasCap: EIP7825_TX_GAS_CAP, maxTxSize: 1 << 20, txFeeCapWei: 0n })
   return createContractAddress(new Address(privateToAddress(key)), tx.nonce).toString()
 }
+
+/**
+ * Gives each of `holders` (private keys) 1,000 tokens of the ERC20 at `token` (0x address; `abi`, its ethers
+ * Interface) from dev account 0, sealing a block after every `perBlock` transfers.
+ */
+export async function fundTokenHolders(chain, token, abi, holders, perBlock = 500) {
+  const to = hexToBytes(token)
+  for (let i = 0; i < holders.length; i += perBlock) {
+    for (const key of holders.slice(i, i + perBlock)) {
+      const data = hexToBytes(abi.encodeFunctionData('transfer', [bytesToHex(privateToAddress(key)), 10n ** 21n]))
+      await chain.submit(chain.sign(chain.dev[0].key, { to, data, gasLimit: 80_000n }))
+    }
+    await chain.sealBlock()
+  }
+}

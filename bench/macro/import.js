@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { bytesToHex, hexToBytes, privateToAddress } from '@ethereumjs/util'
 import { Interface } from 'ethers'
-import { benchKeys, deploy, openTempChain } from '../lib/temp-chain.js'
+import { benchKeys, deploy, fundTokenHolders, openTempChain } from '../lib/temp-chain.js'
 import { compile } from '../../test/helpers/contracts.js'
 
 const args = process.argv.slice(2)
@@ -32,10 +32,7 @@ try {
   const token = await deploy(chain, Token.bytecode)
   // every sender gets tokens, so that half of each block is ERC20 transfers
   const erc20 = new Interface(Token.abi)
-  for (let i = 0; i < senders.length; i++) {
-    await chain.submit(chain.sign(chain.dev[0].key, { to: hexToBytes(token), data: hexToBytes(erc20.encodeFunctionData('transfer', [bytesToHex(privateToAddress(senders[i])), 10n ** 21n])) }))
-  }
-  await chain.sealBlock()
+  await fundTokenHolders(chain, token, erc20, senders, senders.length)
   for (let b = 0; b < BLOCKS; b++) {
     for (let i = 0; i < senders.length; i++) {
       const to = `0x${(b * PER_BLOCK + i + 1).toString(16).padStart(40, '0')}`

@@ -6,7 +6,7 @@
 //
 //   node bench/micro/block-batch.js [--quick]       (not part of `npm run bench`)
 
-import { hexToBytes, privateToAddress } from '@ethereumjs/util'
+import { hexToBytes } from '@ethereumjs/util'
 import { Interface } from 'ethers'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,7 +15,7 @@ import { openChainLevel } from '../../dist/chain/store/level.js'
 import { Prefix } from '../../dist/chain/store/schema.js'
 import { writeBatch } from '../../dist/chain/store/write-batch.js'
 import { compile } from '../../test/helpers/contracts.js'
-import { benchKeys, deploy, openTempChain } from '../lib/temp-chain.js'
+import { benchKeys, deploy, fundTokenHolders, openTempChain } from '../lib/temp-chain.js'
 
 const PER_BLOCK = 500
 const INDEX_PREFIXES = new Set([Prefix.appearance, Prefix.senderNonce, Prefix.creator])
@@ -27,14 +27,8 @@ async function captureBlocks(kind, blocks) {
   try {
     const { Token } = compile()
     const abi = new Interface(Token.abi)
-    const token = hexToBytes(await deploy(chain, Token.bytecode))
-    if (kind === 'erc20') {
-      for (const key of senders) {
-        const to = `0x${Buffer.from(privateToAddress(key)).toString('hex')}`
-        await chain.submit(chain.sign(chain.dev[0].key, { to: token, data: hexToBytes(abi.encodeFunctionData('transfer', [to, 10n ** 21n])), gasLimit: 80_000n }))
-      }
-      await chain.sealBlock()
-    }
+    const token = await deploy(chain, Token.bytecode)
+    if (kind === 'erc20') await fundTokenHolders(chain, token, abi, senders)
     // the producer's block write is the one chained batch of a seal (the pool journal's writes are array batches)
     const captured = []
     const chained = chain.level.batch.bind(chain.level)
@@ -54,7 +48,7 @@ async function captureBlocks(kind, blocks) {
         const recipient = hexToBytes(`0x${(0x100000 + b * PER_BLOCK + s).toString(16).padStart(40, '0')}`)
         const fields = kind === 'native'
           ? { to: recipient, value: 1n, gasLimit: 21_000n }
-          : { to: token, data: hexToBytes(abi.encodeFunctionData('transfer', [`0x${Buffer.from(recipient).toString('hex')}`, 1n])), gasLimit: 80_000n }
+          : { to: hexToBytes(token), data: hexToBytes(abi.encodeFunctionData('transfer', [`0x${Buffer.from(recipient).toString('hex')}`, 1n])), gasLimit: 80_000n }
         await chain.submit(chain.sign(senders[s], fields))
       }
       const event = await chain.sealBlock()

@@ -4,7 +4,7 @@
 import { hexToBytes } from '@ethereumjs/util'
 import { Interface } from 'ethers'
 import { compile } from '../../test/helpers/contracts.js'
-import { benchKeys, deploy, openTempChain } from '../lib/temp-chain.js'
+import { benchKeys, deploy, fundTokenHolders, openTempChain } from '../lib/temp-chain.js'
 
 const PER_BLOCK = 500
 
@@ -15,14 +15,7 @@ export async function run({ quick }) {
   const { Token } = compile()
   const abi = new Interface(Token.abi)
   const token = await deploy(chain, Token.bytecode)
-  // give every sender tokens (not timed)
-  for (let i = 0; i < senders.length; i += 250) {
-    for (const key of senders.slice(i, i + 250)) {
-      const to = `0x${Buffer.from((await import('@ethereumjs/util')).privateToAddress(key)).toString('hex')}`
-      await chain.submit(chain.sign(chain.dev[0].key, { to: hexToBytes(token), data: hexToBytes(abi.encodeFunctionData('transfer', [to, 10n ** 21n])), gasLimit: 80_000n }))
-    }
-    await chain.sealBlock()
-  }
+  await fundTokenHolders(chain, token, abi, senders) // not timed
   const rows = []
   for (const kind of ['native', 'erc20']) {
     const times = []

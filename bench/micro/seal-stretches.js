@@ -21,22 +21,18 @@ const BLOCKS = Number(opt('--blocks', 4))
 
 /** Seals BLOCKS + 1 blocks of TXS token transfers; returns each timed block's figures. */
 export async function measure(txs = TXS, blocks = BLOCKS) {
-  const { hexToBytes, privateToAddress } = await import('@ethereumjs/util')
+  const { hexToBytes } = await import('@ethereumjs/util')
   const { Interface } = await import('ethers')
   const { compile } = await import('../../test/helpers/contracts.js')
-  const { benchKeys, deploy, openTempChain } = await import('../lib/temp-chain.js')
+  const { benchKeys, deploy, fundTokenHolders, openTempChain } = await import('../lib/temp-chain.js')
   const senders = benchKeys(txs, 7)
   const chain = await openTempChain({ funded: senders })
   const { Token } = compile()
   const abi = new Interface(Token.abi)
-  const token = hexToBytes(await deploy(chain, Token.bytecode))
+  const tokenAddress = await deploy(chain, Token.bytecode)
+  const token = hexToBytes(tokenAddress)
   const transfer = (to, amount) => hexToBytes(abi.encodeFunctionData('transfer', [to, amount]))
-  for (let i = 0; i < senders.length; i += 500) {
-    for (const key of senders.slice(i, i + 500)) {
-      await chain.submit(chain.sign(chain.dev[0].key, { to: token, data: transfer(`0x${Buffer.from(privateToAddress(key)).toString('hex')}`, 10n ** 21n), gasLimit: 80_000n }))
-    }
-    await chain.sealBlock()
-  }
+  await fundTokenHolders(chain, tokenAddress, abi, senders)
   // the gaps between turns of the event loop, while `on`
   let on = false
   let last = 0
