@@ -129,6 +129,23 @@ test('EVM memory grows past its first buffer (1 KiB, 8 KiB, 12 KiB) and reads ba
   assert.deepEqual(sizes.at(-1), ['RETURN', 0x3040, 0x3040])
 })
 
+test('EVM memories carved from one slab start zeroed and never share a byte', async () => {
+  const { importEvmModule } = await import('../../dist/evm/evm-internals.js')
+  const { Memory } = await importEvmModule('memory.js')
+  // more frames than one slab holds, each filling its first buffer with its own byte, as nested calls do
+  const memories = Array.from({ length: 200 }, () => new Memory())
+  const untouched = memories.map((m) => m.read(0, 1024))
+  memories.forEach((m, i) => m.write(0, 1024, new Uint8Array(1024).fill((i % 255) + 1)))
+  assert.ok(untouched.every((bytes) => bytes.every((b) => b === 0)), 'a new memory reads zero')
+  memories.forEach((m, i) => assert.ok(m.read(0, 1024).every((b) => b === (i % 255) + 1), `memory ${i} holds its own bytes`))
+  // growing past the first buffer keeps what was written and leaves the neighbours alone
+  memories[63].write(1000, 64, new Uint8Array(64).fill(0xee))
+  assert.ok(memories[63].read(0, 1000).every((b) => b === 64))
+  assert.ok(memories[63].read(1000, 64).every((b) => b === 0xee))
+  assert.ok(memories[64].read(0, 1024).every((b) => b === 65))
+  assert.ok(new Memory().read(0, 1024).every((b) => b === 0))
+})
+
 test('bytesToHex / bytesToUnprefixedHex answer as noble does, for every length, views and Buffers', async () => {
   const { bytesToUnprefixedHex } = await import('@ethereumjs/util')
   const noble = (b) => Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex')
