@@ -20,6 +20,8 @@ export const PATCHED_FILES: ReadonlyArray<{ pkg: string; file: string; marker: s
   { pkg: '@ethereumjs/evm', file: 'opcodes/gas.js', marker: 'keel: handlers that await nothing are plain functions' },
   { pkg: '@ethereumjs/evm', file: 'memory.js', marker: 'const INITIAL_SIZE = 1024' },
   { pkg: '@ethereumjs/evm', file: 'memory.js', marker: 'function initialStore(' },
+  { pkg: '@ethereumjs/evm', file: 'memory.js', marker: 'keelRelease() {' },
+  { pkg: '@ethereumjs/evm', file: 'evm.js', marker: 'interpreterRes.runState.memory.keelRelease();' },
   { pkg: '@ethereumjs/evm', file: 'stack.js', marker: 'this._keelPopped = []' },
   { pkg: '@ethereumjs/evm', file: 'opcodes/functions.js', marker: 'function keelWriteWord(' },
   { pkg: '@ethereumjs/evm', file: 'interpreter.js', marker: 'opHandler(this._runState, this.common);' },

@@ -146,6 +146,32 @@ test('EVM memories carved from one slab start zeroed and never share a byte', as
   assert.ok(new Memory().read(0, 1024).every((b) => b === 0))
 })
 
+test('an EVM memory released at its frame\'s end serves the next frame zeroed, unless a view of it is held', async () => {
+  const { importEvmModule } = await import('../../dist/evm/evm-internals.js')
+  const { Memory } = await importEvmModule('memory.js')
+  const used = new Memory()
+  used.write(100, 64, new Uint8Array(64).fill(7))
+  used.keelRelease()
+  assert.throws(() => used.read(0, 32), TypeError, 'a released memory is not read again')
+  const next = new Memory()
+  assert.ok(next.read(0, 1024).every((b) => b === 0), 'the buffer comes back zeroed')
+  // a view handed out (call data, init code) must keep its bytes: that buffer is not reused
+  const shared = new Memory()
+  shared.write(0, 32, new Uint8Array(32).fill(9))
+  const callData = shared.read(0, 32, true)
+  shared.keelRelease()
+  const after = new Memory()
+  after.write(0, 32, new Uint8Array(32).fill(1))
+  assert.ok(callData.every((b) => b === 9), 'a view outlives its frame unchanged')
+  // MLOAD's and MCOPY's views are used at once and do not keep the buffer from being reused
+  const loaded = new Memory()
+  loaded.write(0, 32, new Uint8Array(32).fill(3))
+  assert.ok(loaded.keelView(0, 32).every((b) => b === 3))
+  const buffer = loaded._store
+  loaded.keelRelease()
+  assert.equal(new Memory()._store, buffer)
+})
+
 test('bytesToHex / bytesToUnprefixedHex answer as noble does, for every length, views and Buffers', async () => {
   const { bytesToUnprefixedHex } = await import('@ethereumjs/util')
   const noble = (b) => Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex')
