@@ -155,14 +155,16 @@ export async function deploy(chain, bytecode, key = chain.dev[0].key) {
 }
 
 /**
- * Gives each of `holders` (private keys) 1,000 tokens of the ERC20 at `token` (0x address; `abi`, its ethers
- * Interface) from dev account 0, sealing a block after every `perBlock` transfers.
+ * Gives each of `holders` (0x addresses, or private keys for their addresses) `amount` units (default 10^21)
+ * of the ERC20 at `token` (0x address; `abi`, its ethers Interface) from dev account 0, sealing a block after
+ * every `perBlock` transfers (default 500).
  */
-export async function fundTokenHolders(chain, token, abi, holders, perBlock = 500) {
+export async function fundTokenHolders(chain, token, abi, holders, { amount = 10n ** 21n, perBlock = 500 } = {}) {
   const to = hexToBytes(token)
   for (let i = 0; i < holders.length; i += perBlock) {
-    for (const key of holders.slice(i, i + perBlock)) {
-      const data = hexToBytes(abi.encodeFunctionData('transfer', [bytesToHex(privateToAddress(key)), 10n ** 21n]))
+    for (const holder of holders.slice(i, i + perBlock)) {
+      const address = typeof holder === 'string' ? holder : bytesToHex(privateToAddress(holder))
+      const data = hexToBytes(abi.encodeFunctionData('transfer', [address, amount]))
       await chain.submit(chain.sign(chain.dev[0].key, { to, data, gasLimit: 80_000n }))
     }
     await chain.sealBlock()

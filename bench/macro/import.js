@@ -32,7 +32,7 @@ try {
   const token = await deploy(chain, Token.bytecode)
   // every sender gets tokens, so that half of each block is ERC20 transfers
   const erc20 = new Interface(Token.abi)
-  await fundTokenHolders(chain, token, erc20, senders, senders.length)
+  await fundTokenHolders(chain, token, erc20, senders, { perBlock: senders.length })
   for (let b = 0; b < BLOCKS; b++) {
     for (let i = 0; i < senders.length; i++) {
       const to = `0x${(b * PER_BLOCK + i + 1).toString(16).padStart(40, '0')}`

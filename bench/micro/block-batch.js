@@ -27,8 +27,9 @@ async function captureBlocks(kind, blocks) {
   try {
     const { Token } = compile()
     const abi = new Interface(Token.abi)
-    const token = await deploy(chain, Token.bytecode)
-    if (kind === 'erc20') await fundTokenHolders(chain, token, abi, senders)
+    const tokenAddress = await deploy(chain, Token.bytecode)
+    const token = hexToBytes(tokenAddress)
+    if (kind === 'erc20') await fundTokenHolders(chain, tokenAddress, abi, senders)
     // the producer's block write is the one chained batch of a seal (the pool journal's writes are array batches)
     const captured = []
     const chained = chain.level.batch.bind(chain.level)
@@ -48,7 +49,7 @@ async function captureBlocks(kind, blocks) {
         const recipient = hexToBytes(`0x${(0x100000 + b * PER_BLOCK + s).toString(16).padStart(40, '0')}`)
         const fields = kind === 'native'
           ? { to: recipient, value: 1n, gasLimit: 21_000n }
-          : { to: hexToBytes(token), data: hexToBytes(abi.encodeFunctionData('transfer', [`0x${Buffer.from(recipient).toString('hex')}`, 1n])), gasLimit: 80_000n }
+          : { to: token, data: hexToBytes(abi.encodeFunctionData('transfer', [`0x${Buffer.from(recipient).toString('hex')}`, 1n])), gasLimit: 80_000n }
         await chain.submit(chain.sign(senders[s], fields))
       }
       const event = await chain.sealBlock()

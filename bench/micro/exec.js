@@ -7,7 +7,7 @@ import { Interface } from 'ethers'
 import { ExecEngine } from '../../dist/exec/engine.js'
 import { ExecPool } from '../../dist/exec/pool.js'
 import { compile } from '../../test/helpers/contracts.js'
-import { deploy, openTempChain } from '../lib/temp-chain.js'
+import { deploy, fundTokenHolders, openTempChain } from '../lib/temp-chain.js'
 import { row } from './rpc.js'
 
 const HOLDERS = 2000
@@ -19,12 +19,7 @@ export async function run({ time, quick }) {
   const token = await deploy(chain, Token.bytecode)
   // spread the token over many holders so balanceOf walks a real storage trie
   const holders = Array.from({ length: quick ? 500 : HOLDERS }, (_, i) => `0x${(0x1000 + i).toString(16).padStart(40, '0')}`)
-  for (let i = 0; i < holders.length; i += 250) {
-    for (const h of holders.slice(i, i + 250)) {
-      await chain.submit(chain.sign(chain.dev[0].key, { to: hexToBytes(token), data: hexToBytes(abi.encodeFunctionData('transfer', [h, 1000n])), gasLimit: 80_000n }))
-    }
-    await chain.sealBlock()
-  }
+  await fundTokenHolders(chain, token, abi, holders, { amount: 1000n, perBlock: 250 })
   const block = chain.headExecBlock()
   const calls = holders.map((h) => ({ kind: 'call', block, args: { to: token, data: hexToBytes(abi.encodeFunctionData('balanceOf', [h])) } }))
   const estimate = { kind: 'estimateGas', block, args: { from: chain.dev[0].address, to: token, data: hexToBytes(abi.encodeFunctionData('transfer', [holders[0], 1n])) } }
