@@ -1,7 +1,7 @@
 // The load generator for large answers: `connections` callers, each on its own kept-alive node:http
 // connection, send the same request in turn and read each answer as bytes. autocannon, which the other
 // HTTP scenarios use, builds every answer into a string to check it; at ~2 MB an answer that string, not
-// the node under test, set the rate (bench/README "Changes to the method").
+// the node under test, set the rate (docs/measurements.md, "Changes to the bench's method").
 
 import http from 'node:http'
 import { post } from './json-rpc.js'

@@ -1,7 +1,7 @@
 // A lean HTTP/1.1 client for the transfer runs' load generator: kept-alive sockets, one request in flight
 // on each, the request written as one string. node:http costs the load generator 49-66 µs of CPU a
-// JSON-RPC round trip at 64 concurrent callers, this 22-25 (bench/macro/client-cost.js, bench/README
-// "Changes to the method"), and the load generator shares the host's cores with the node under test. It reads what both nodes answer with: a status line, headers, and a body of a
+// JSON-RPC round trip at 64 concurrent callers, this 22-25 (bench/macro/client-cost.js, docs/measurements.md,
+// "Changes to the bench's method"), and the load generator shares the host's cores with the node under test. It reads what both nodes answer with: a status line, headers, and a body of a
 // Content-Length or in chunks (large answers); anything else (no length, a malformed head or chunk, other
 // transfer codings) fails the request.
 
