@@ -11,7 +11,7 @@ import { rmSync } from 'node:fs'
 import { checkChain } from '../../dist/admin/db-check.js'
 import { openChainLevel } from '../../dist/chain/store/level.js'
 import { compile } from '../../test/helpers/contracts.js'
-import { benchKeys, deploy, openTempChain } from '../lib/temp-chain.js'
+import { benchKeys, deploy, fundTokenHolders, openTempChain } from '../lib/temp-chain.js'
 import { flagValue } from '../lib/args.js'
 
 export async function run({ quick, blocks: wanted, txsPerBlock = 20 } = {}) {
@@ -20,12 +20,9 @@ export async function run({ quick, blocks: wanted, txsPerBlock = 20 } = {}) {
   const chain = await openTempChain({ funded: senders })
   const { Token } = compile()
   const abi = new Interface(Token.abi)
-  const token = hexToBytes(await deploy(chain, Token.bytecode))
-  for (let s = 0; s < senders.length; s++) {
-    const to = `0x${Buffer.from((await import('@ethereumjs/util')).privateToAddress(senders[s])).toString('hex')}`
-    await chain.submit(chain.sign(chain.dev[0].key, { to: token, data: hexToBytes(abi.encodeFunctionData('transfer', [to, 10n ** 24n])), gasLimit: 80_000n }))
-  }
-  await chain.sealBlock()
+  const tokenAddress = await deploy(chain, Token.bytecode)
+  const token = hexToBytes(tokenAddress)
+  await fundTokenHolders(chain, tokenAddress, abi, senders, { amount: 10n ** 24n })
   const buildStarted = performance.now()
   let recipient = 0x200000
   for (let b = 0; b < blocks; b++) {

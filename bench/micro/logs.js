@@ -14,7 +14,7 @@ import { Bench } from 'tinybench'
 import { hexToBytes } from '@ethereumjs/util'
 import { Interface, id, zeroPadValue } from 'ethers'
 import { compile } from '../../test/helpers/contracts.js'
-import { deploy, openTempChain } from '../lib/temp-chain.js'
+import { deploy, fundTokenHolders, openTempChain } from '../lib/temp-chain.js'
 import { startKeel } from '../macro/nodes.js'
 import { rpc } from '../macro/scenarios.js'
 import { row } from './rpc.js'
@@ -47,13 +47,8 @@ async function buildBulkChain() {
   const abi = new Interface(Token.abi)
   const chain = await openTempChain()
   const token = await deploy(chain, Token.bytecode)
-  for (let b = 0; b < BULK_BLOCKS; b++) {
-    for (let k = 0; k < BULK_PER_BLOCK; k++) {
-      const to = `0x${(0xc00000 + b * BULK_PER_BLOCK + k).toString(16).padStart(40, '0')}`
-      await chain.submit(chain.sign(chain.dev[0].key, { to: hexToBytes(token), data: hexToBytes(abi.encodeFunctionData('transfer', [to, 1n])), gasLimit: 80_000n }))
-    }
-    await chain.sealBlock()
-  }
+  const recipients = Array.from({ length: BULK_BLOCKS * BULK_PER_BLOCK }, (_, i) => `0x${(0xc00000 + i).toString(16).padStart(40, '0')}`)
+  await fundTokenHolders(chain, token, abi, recipients, { amount: 1n, perBlock: BULK_PER_BLOCK })
   await chain.close({ keepData: true })
   return { dir: chain.dir, token, logs: 1 + BULK_BLOCKS * BULK_PER_BLOCK }
 }
