@@ -18,6 +18,10 @@ import type { WireResult } from './result-wire.js'
 import type { ExecBlock } from './types.js'
 import { headExecBlock, IDLE_WARM_UP_CALLS, warmUpOnce, warmUpWhileIdle } from './warm-up.js'
 import { reportThreadHeap } from '../util/thread-heap.js'
+import { IdleCollection } from '../util/idle-collection.js'
+
+/** How long a worker waits with no call before its heap is collected (src/util/idle-collection.ts). */
+const IDLE_COLLECTION_MS = 6000
 
 async function createEngine(): Promise<{ engine: ExecEngine; head: ExecBlock | undefined }> {
   const init = workerData as ExecPoolInit
@@ -36,6 +40,7 @@ async function createEngine(): Promise<{ engine: ExecEngine; head: ExecBlock | u
 // database and loading the crypto never counts against the first call's time limit.
 const { engine, head } = await createEngine()
 reportThreadHeap(`call-${threadId}`)
+const idleCollection = new IdleCollection(IDLE_COLLECTION_MS)
 
 const diffs = new BroadcastChannel((workerData as ExecPoolInit).stateDiffChannel ?? 'keel-state-diff')
 diffs.onmessage = (event) => engine.applyStateDiff((event as { data: StateDiff }).data)
@@ -48,8 +53,12 @@ diffs.unref()
  */
 export default function run(batch: ExecBatch): Promise<ExecBatchResult> {
   batchesOpen++
+  idleCollection.begin()
   // the pool hands a worker its next task while one runs (two per worker): they run one after the other
-  const next = previous.then(() => runBatch(batch)).finally(() => batchesOpen--)
+  const next = previous.then(() => runBatch(batch)).finally(() => {
+    batchesOpen--
+    idleCollection.end()
+  })
   previous = next.catch(() => undefined)
   return next
 }

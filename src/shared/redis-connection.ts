@@ -3,7 +3,11 @@
 // Redis is unavailable and decides what to do without it (each user of Redis has its own fallback).
 // Lua scripts run by their SHA; a Redis restarted empty has forgotten them and gets the source again.
 
-import { createClient } from 'redis'
+// The client library loads on first use: a node without --redis-url never needs it, and it is ~5 MiB of
+// the main thread's heap (its modules' source, functions and objects).
+type RedisModule = typeof import('redis')
+let redisModule: Promise<RedisModule> | undefined
+const loadRedis = (): Promise<RedisModule> => (redisModule ??= import('redis'))
 
 /** A Lua script, loaded once per connection. */
 export interface RedisScript {
@@ -73,15 +77,23 @@ export class RedisConnection {
   private connected(): Client {
     if (this.closed) throw new Error('the Redis connection is closed')
     if (this.client !== undefined) return this.client
-    const redis = createClient({
-      url: this.url,
-      disableOfflineQueue: true,
-      socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), 1000) },
+    const opening = loadRedis().then(({ createClient }) => {
+      const redis = createClient({
+        url: this.url,
+        disableOfflineQueue: true,
+        socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), 1000) },
+      })
+      // Failures reach the callers as rejected commands; each logs them once per outage.
+      redis.on('error', () => {})
+      return { redis, connected: redis.connect().catch(() => {}) }
     })
-    // Failures reach the callers as rejected commands; each logs them once per outage.
-    redis.on('error', () => {})
-    this.connecting = redis.connect().catch(() => {})
-    const client: Client = { sendCommand: (args) => redis.sendCommand(args), close: () => redis.close(), destroy: () => redis.destroy() }
+    // as a failed connection, a client library that failed to load reaches the callers through their commands
+    this.connecting = opening.then((o) => o.connected, () => {})
+    const client: Client = {
+      sendCommand: (args) => opening.then((o) => o.redis.sendCommand(args)),
+      close: () => opening.then((o) => o.redis.close()),
+      destroy: () => void opening.then((o) => o.redis.destroy()),
+    }
     this.client = client
     return client
   }

@@ -1,0 +1,82 @@
+// A thread that has gone quiet keeps the heap its last burst grew: V8 gives old-generation pages back
+// only after a full collection, which an idle thread never runs, and shrinks the young generation only
+// in a collection that finds the allocation rate low. A call worker is idle while the node mines
+// transfers, and its ~35 MiB of heap counted in the node's peak resident memory
+// (docs/measurements.md#an-idle-call-workers-heap).
+//
+// So, once per idle spell: a scavenge after a second, then a full collection after `idleMs`. V8 rates
+// allocation as the bytes since its last collection over the time since; without the scavenge, the
+// burst's last few MiB of young objects over a few seconds read as a busy thread, and the young
+// generation stays. After it, the full collection sees only the idle seconds and shrinks both.
+
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+
+type Gc = (options?: { type?: 'minor' | 'major' }) => void
+
+let gc: Gc | undefined
+
+/** V8's gc(), taken from a context made while --expose-gc held (no other context gets it). */
+function exposedGc(): Gc {
+  if (gc === undefined) {
+    setFlagsFromString('--expose-gc')
+    try {
+      gc = runInNewContext('gc') as Gc
+    } finally {
+      setFlagsFromString('--no-expose-gc')
+    }
+  }
+  return gc
+}
+
+/** When the scavenge runs, in ms of an idle spell. */
+const SCAVENGE_AFTER_MS = 1000
+
+export class IdleCollection {
+  private open = 0
+  private lastEnd = performance.now()
+  /** the current idle spell's steps done (start-up's garbage counts as work: a node's first spell collects) */
+  private scavenged = false
+  private collected = false
+  private readonly timer: NodeJS.Timeout
+  /** full collections run (tests, benchmarks) */
+  collections = 0
+
+  constructor(
+    /** idle time before the full collection; V8 rates allocation over 5 s, so at least SCAVENGE_AFTER_MS + 5 s */
+    private readonly idleMs: number,
+    checkEveryMs = 500,
+  ) {
+    this.timer = setInterval(() => this.check(), checkEveryMs)
+    this.timer.unref()
+  }
+
+  begin(): void {
+    this.open++
+    this.scavenged = false
+    this.collected = false
+  }
+
+  end(): void {
+    this.open--
+    this.lastEnd = performance.now()
+  }
+
+  stop(): void {
+    clearInterval(this.timer)
+  }
+
+  private check(): void {
+    if (this.open > 0 || this.collected) return
+    const idle = performance.now() - this.lastEnd
+    if (!this.scavenged && idle >= Math.min(SCAVENGE_AFTER_MS, this.idleMs)) {
+      this.scavenged = true
+      exposedGc()({ type: 'minor' })
+    }
+    if (idle >= this.idleMs) {
+      this.collected = true
+      this.collections++
+      exposedGc()({ type: 'major' })
+    }
+  }
+}

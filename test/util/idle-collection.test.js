@@ -1,0 +1,89 @@
+// An idle thread's heap: one full collection per idle spell, never while work is open, and (in a thread
+// sized as a call worker) the heap a burst grew given back.
+
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Worker } from 'node:worker_threads'
+import { IdleCollection } from '../../dist/util/idle-collection.js'
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+test('one collection per idle spell, none while work is open', async () => {
+  const idle = new IdleCollection(100, 10)
+  try {
+    // start-up's garbage counts as work: the first spell begins at once
+    await sleep(250)
+    assert.equal(idle.collections, 1)
+    await sleep(250)
+    assert.equal(idle.collections, 1, 'a second collection in the same idle spell')
+
+    idle.begin()
+    await sleep(250)
+    assert.equal(idle.collections, 1, 'a collection while work was open')
+    idle.end()
+    await sleep(40)
+    assert.equal(idle.collections, 1, 'a collection before the spell was long enough')
+    await sleep(250)
+    assert.equal(idle.collections, 2)
+
+    // two pieces of work open at once: idle only when both ended
+    idle.begin()
+    idle.begin()
+    idle.end()
+    await sleep(250)
+    assert.equal(idle.collections, 2)
+    idle.end()
+    await sleep(250)
+    assert.equal(idle.collections, 3)
+  } finally {
+    idle.stop()
+  }
+})
+
+// A worker with a call worker's young generation (24 MiB) fills its heap, goes idle, and reports its
+// heap before and after its collection.
+const WORKER = `
+import { parentPort } from 'node:worker_threads'
+import { getHeapStatistics, getHeapSpaceStatistics } from 'node:v8'
+const { IdleCollection } = await import(${JSON.stringify(new URL('../../dist/util/idle-collection.js', import.meta.url).href)})
+const heap = () => ({
+  total: getHeapStatistics().total_heap_size,
+  young: getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size,
+})
+const idle = new IdleCollection(6000, 100)
+idle.begin()
+let kept = []
+let garbage = []
+for (let i = 0; i < 2_000_000; i++) {
+  garbage.push({ i, s: 'x' + i })
+  if (garbage.length === 50_000) { kept.push(garbage.slice(0, 200)); garbage = [] }
+}
+garbage = undefined
+idle.end()
+const before = heap()
+const started = Date.now()
+while (idle.collections === 0 && Date.now() - started < 15_000) await new Promise((resolve) => setTimeout(resolve, 100))
+parentPort.postMessage({ before, after: heap(), collections: idle.collections, kept: kept.length })
+idle.stop()
+`
+
+test('an idle worker gives back the heap its burst grew, young generation included', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'keel-idle-'))
+  const file = join(dir, 'worker.mjs')
+  writeFileSync(file, WORKER)
+  const worker = new Worker(file, { resourceLimits: { maxYoungGenerationSizeMb: 24 } })
+  try {
+    const report = await new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject))
+    const MiB = 1024 * 1024
+    assert.equal(report.collections, 1)
+    assert.ok(report.before.young >= 8 * MiB, `the burst grew the young generation to ${(report.before.young / MiB).toFixed(1)} MiB`)
+    assert.ok(report.after.young <= report.before.young / 4, `young generation ${(report.before.young / MiB).toFixed(1)} -> ${(report.after.young / MiB).toFixed(1)} MiB`)
+    assert.ok(report.after.total < report.before.total - 8 * MiB, `heap ${(report.before.total / MiB).toFixed(1)} -> ${(report.after.total / MiB).toFixed(1)} MiB`)
+  } finally {
+    await worker.terminate()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
