@@ -92,7 +92,7 @@ export class RedisConnection {
     const client: Client = {
       sendCommand: (args) => opening.then((o) => o.redis.sendCommand(args)),
       close: () => opening.then((o) => o.redis.close()),
-      destroy: () => void opening.then((o) => o.redis.destroy()),
+      destroy: () => void opening.then((o) => o.redis.destroy(), () => {}),
     }
     this.client = client
     return client
