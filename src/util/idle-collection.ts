@@ -14,16 +14,22 @@ import { runInNewContext } from 'node:vm'
 
 type Gc = (options?: { type?: 'minor' | 'major' }) => void
 
-let gc: Gc | undefined
+let gc: Gc | null | undefined
 
-/** V8's gc(), taken from a context made while --expose-gc held (no other context gets it). */
-function exposedGc(): Gc {
+/**
+ * V8's gc(), from a context made while --expose-gc holds; null if V8 did not give it. The flag is
+ * process-wide and left set: call workers reach their first idle spell together, and one clearing it
+ * while another makes its context would leave the other without gc() (only new contexts see the flag,
+ * and Keel makes none other).
+ */
+function exposedGc(): Gc | null {
   if (gc === undefined) {
     setFlagsFromString('--expose-gc')
     try {
-      gc = runInNewContext('gc') as Gc
-    } finally {
-      setFlagsFromString('--no-expose-gc')
+      const fn: unknown = runInNewContext('gc')
+      gc = typeof fn === 'function' ? (fn as Gc) : null
+    } catch {
+      gc = null
     }
   }
   return gc
@@ -68,15 +74,18 @@ export class IdleCollection {
 
   private check(): void {
     if (this.open > 0 || this.collected) return
+    const collect = exposedGc()
+    // without gc() the thread keeps its heap until V8 collects it, as before this existed
+    if (collect === null) return this.stop()
     const idle = performance.now() - this.lastEnd
     if (!this.scavenged && idle >= Math.min(SCAVENGE_AFTER_MS, this.idleMs)) {
       this.scavenged = true
-      exposedGc()({ type: 'minor' })
+      collect({ type: 'minor' })
     }
     if (idle >= this.idleMs) {
       this.collected = true
       this.collections++
-      exposedGc()({ type: 'major' })
+      collect({ type: 'major' })
     }
   }
 }

@@ -87,3 +87,29 @@ test('an idle worker gives back the heap its burst grew, young generation includ
     rmSync(dir, { recursive: true, force: true })
   }
 })
+
+// Threads reach their first idle spell together: each one's collection runs (the flag that gives gc() is
+// process-wide, and one thread clearing it must not leave another without).
+const RACER = `
+import { parentPort } from 'node:worker_threads'
+const { IdleCollection } = await import(${JSON.stringify(new URL('../../dist/util/idle-collection.js', import.meta.url).href)})
+const idle = new IdleCollection(50, 5)
+const started = Date.now()
+while (idle.collections === 0 && Date.now() - started < 5_000) await new Promise((resolve) => setTimeout(resolve, 10))
+parentPort.postMessage(idle.collections)
+idle.stop()
+`
+
+test('threads idle at once each run their collection', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'keel-idle-'))
+  const file = join(dir, 'racer.mjs')
+  writeFileSync(file, RACER)
+  const workers = Array.from({ length: 4 }, () => new Worker(file))
+  try {
+    const counts = await Promise.all(workers.map((w) => new Promise((resolve, reject) => w.once('message', resolve).once('error', reject))))
+    assert.deepEqual(counts, [1, 1, 1, 1])
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()))
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
