@@ -10,6 +10,21 @@ import { Worker } from 'node:worker_threads'
 import { IdleCollection } from '../../dist/util/idle-collection.js'
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+const IDLE_COLLECTION_URL = JSON.stringify(new URL('../../dist/util/idle-collection.js', import.meta.url).href)
+
+/** Runs `count` workers of an ES module's source; each posts one message; resolves with the messages. */
+async function runWorkers(source, { count = 1, resourceLimits } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'keel-idle-'))
+  const file = join(dir, 'worker.mjs')
+  writeFileSync(file, source)
+  const workers = Array.from({ length: count }, () => new Worker(file, { resourceLimits }))
+  try {
+    return await Promise.all(workers.map((w) => new Promise((resolve, reject) => w.once('message', resolve).once('error', reject))))
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()))
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
 
 test('one collection per idle spell, none while work is open', async () => {
   const idle = new IdleCollection(100, 10)
@@ -48,7 +63,7 @@ test('one collection per idle spell, none while work is open', async () => {
 const WORKER = `
 import { parentPort } from 'node:worker_threads'
 import { getHeapStatistics, getHeapSpaceStatistics } from 'node:v8'
-const { IdleCollection } = await import(${JSON.stringify(new URL('../../dist/util/idle-collection.js', import.meta.url).href)})
+const { IdleCollection } = await import(${IDLE_COLLECTION_URL})
 const heap = () => ({
   total: getHeapStatistics().total_heap_size,
   young: getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size,
@@ -71,28 +86,19 @@ idle.stop()
 `
 
 test('an idle worker gives back the heap its burst grew, young generation included', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'keel-idle-'))
-  const file = join(dir, 'worker.mjs')
-  writeFileSync(file, WORKER)
-  const worker = new Worker(file, { resourceLimits: { maxYoungGenerationSizeMb: 24 } })
-  try {
-    const report = await new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject))
-    const MiB = 1024 * 1024
-    assert.equal(report.collections, 1)
-    assert.ok(report.before.young >= 8 * MiB, `the burst grew the young generation to ${(report.before.young / MiB).toFixed(1)} MiB`)
-    assert.ok(report.after.young <= report.before.young / 4, `young generation ${(report.before.young / MiB).toFixed(1)} -> ${(report.after.young / MiB).toFixed(1)} MiB`)
-    assert.ok(report.after.total < report.before.total - 8 * MiB, `heap ${(report.before.total / MiB).toFixed(1)} -> ${(report.after.total / MiB).toFixed(1)} MiB`)
-  } finally {
-    await worker.terminate()
-    rmSync(dir, { recursive: true, force: true })
-  }
+  const [report] = await runWorkers(WORKER, { resourceLimits: { maxYoungGenerationSizeMb: 24 } })
+  const MiB = 1024 * 1024
+  assert.equal(report.collections, 1)
+  assert.ok(report.before.young >= 8 * MiB, `the burst grew the young generation to ${(report.before.young / MiB).toFixed(1)} MiB`)
+  assert.ok(report.after.young <= report.before.young / 4, `young generation ${(report.before.young / MiB).toFixed(1)} -> ${(report.after.young / MiB).toFixed(1)} MiB`)
+  assert.ok(report.after.total < report.before.total - 8 * MiB, `heap ${(report.before.total / MiB).toFixed(1)} -> ${(report.after.total / MiB).toFixed(1)} MiB`)
 })
 
 // Threads reach their first idle spell together: each one's collection runs (the flag that gives gc() is
 // process-wide, and one thread clearing it must not leave another without).
 const RACER = `
 import { parentPort } from 'node:worker_threads'
-const { IdleCollection } = await import(${JSON.stringify(new URL('../../dist/util/idle-collection.js', import.meta.url).href)})
+const { IdleCollection } = await import(${IDLE_COLLECTION_URL})
 const idle = new IdleCollection(50, 5)
 const started = Date.now()
 while (idle.collections === 0 && Date.now() - started < 5_000) await new Promise((resolve) => setTimeout(resolve, 10))
@@ -101,15 +107,5 @@ idle.stop()
 `
 
 test('threads idle at once each run their collection', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'keel-idle-'))
-  const file = join(dir, 'racer.mjs')
-  writeFileSync(file, RACER)
-  const workers = Array.from({ length: 4 }, () => new Worker(file))
-  try {
-    const counts = await Promise.all(workers.map((w) => new Promise((resolve, reject) => w.once('message', resolve).once('error', reject))))
-    assert.deepEqual(counts, [1, 1, 1, 1])
-  } finally {
-    await Promise.all(workers.map((w) => w.terminate()))
-    rmSync(dir, { recursive: true, force: true })
-  }
+  assert.deepEqual(await runWorkers(RACER, { count: 4 }), [1, 1, 1, 1])
 })
