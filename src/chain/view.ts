@@ -51,6 +51,8 @@ export interface BlockRecord {
    */
   rawTx(index: number): Uint8Array
   receipts(): ReceiptRecord[]
+  /** the receipts as stored (src/chain/receipts.ts), for readers that walk them in place */
+  readonly receiptsRlp: Uint8Array
   /** uncle headers' RLP (a block from another client: keel import; Keel's own blocks have none) */
   uncles: readonly Uint8Array[]
   /** withdrawals as [index, validator, address, amount] (likewise only in imported blocks) */
@@ -71,7 +73,7 @@ class LoadedBlock implements BlockRecord {
     readonly size: number,
     private readonly rawTxs: Uint8Array[],
     senders: Uint8Array[],
-    private readonly receiptsRlp: Uint8Array,
+    readonly receiptsRlp: Uint8Array,
     keccak: (b: Uint8Array) => Uint8Array,
     knownTxHashes?: string[],
     readonly uncles: readonly Uint8Array[] = [],

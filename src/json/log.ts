@@ -3,6 +3,7 @@
 
 import type { StoredLog } from '../chain/receipts.js'
 import { bytesToHex, quantity } from '../util/hex.js'
+import { RlpCursor } from '../util/rlp-cursor.js'
 
 type Json = Record<string, unknown>
 
@@ -58,39 +59,150 @@ export interface EncodedLogs {
   ends: Uint32Array
 }
 
+const ADDRESS_OPEN = latin1('{"address":"0x')
+const TOPICS_OPEN = latin1('","topics":[')
+const FIRST_TOPIC_OPEN = latin1('"0x')
+const TOPIC_OPEN = latin1(',"0x')
+const DATA_OPEN = latin1('],"data":"0x')
+const TX_INDEX_OPEN = latin1('","transactionIndex":"')
+const LOG_CLOSE = latin1('","removed":false}')
+const HEX_DIGITS = latin1('0123456789abcdef')
+
+function latin1(text: string): Uint8Array {
+  return Buffer.from(text, 'latin1')
+}
+
+const malformed = (detail: string): Error => new Error(`malformed stored receipts: ${detail}`)
+
 /**
- * Encodes a block's logs (`receiptsLogs[i]`: transaction i's, whose 0x hash is `txHashes[i]`): each is
- * JSON.stringify(formatLog(...)) with `removed: false`, written directly (every value is hex or a
- * boolean: nothing to escape), so that a block's thousands of logs cost no object each.
+ * Encodes a block's logs from its stored receipts (`receiptsRlp`, src/chain/receipts.ts: transaction i's
+ * receipt, whose 0x hash is `txHashes[i]`, holds its logs): each is JSON.stringify(formatLog(...)) with
+ * `removed: false`, written byte by byte from the receipts' RLP where it lies (every value is hex or a
+ * boolean: nothing to escape), so that a block's thousands of logs cost no object or string each.
  */
-export function encodeBlockLogs(receiptsLogs: readonly (readonly StoredLog[])[], txHashes: readonly string[], block: BlockLogContext): EncodedLogs {
-  const blockPart = '"blockHash":"' + block.blockHash + '",' + (block.blockTimestamp === undefined ? '' : '"blockTimestamp":"' + quantity(block.blockTimestamp) + '",')
-  const numberPart = '","blockNumber":"' + quantity(block.blockNumber) + '","transactionHash":"'
-  const texts: string[] = []
-  for (let txIndex = 0; txIndex < receiptsLogs.length; txIndex++) {
-    const logs = receiptsLogs[txIndex]!
-    if (logs.length === 0) continue
-    const txPart = numberPart + txHashes[txIndex] + '","transactionIndex":"' + quantity(txIndex) + '",' + blockPart + '"logIndex":"'
-    for (const [address, topics, data] of logs) {
-      let text = '{"address":"' + bytesToHex(address) + '","topics":['
-      for (let k = 0; k < topics.length; k++) text += (k === 0 ? '"' : ',"') + bytesToHex(topics[k]!) + '"'
-      texts.push(text + '],"data":"' + bytesToHex(data) + txPart + quantity(texts.length) + '","removed":false}')
+export function encodeBlockLogs(receiptsRlp: Uint8Array, txHashes: readonly string[], block: BlockLogContext): EncodedLogs {
+  const numberPart = latin1('","blockNumber":"' + quantity(block.blockNumber) + '","transactionHash":"')
+  // from the transaction index's closing quote to the log index's opening one
+  const blockPart = latin1('","blockHash":"' + block.blockHash + '",' + (block.blockTimestamp === undefined ? '' : '"blockTimestamp":"' + quantity(block.blockTimestamp) + '",') + '"logIndex":"')
+  const c = new RlpCursor(malformed)
+  // first pass: where each log's address, topics and data lie, and the text's length
+  const logs: number[] = [] // per log: transaction, address start and end, topics' list start and end, data start and end
+  let size = 0
+  c.read(receiptsRlp, 0, receiptsRlp.length)
+  if (!c.list) throw malformed('not a list')
+  const receiptsEnd = c.end
+  for (let pos = c.start, txIndex = 0; pos < receiptsEnd; txIndex++) {
+    c.read(receiptsRlp, pos, receiptsEnd)
+    if (!c.list) throw malformed(`receipt ${txIndex} is not a list`)
+    const receiptEnd = c.end
+    pos = c.end
+    c.read(receiptsRlp, c.start, receiptEnd) // status, or the state root before Byzantium
+    c.read(receiptsRlp, c.end, receiptEnd) // cumulative gas
+    c.read(receiptsRlp, c.end, receiptEnd)
+    if (!c.list) throw malformed(`receipt ${txIndex}'s logs are not a list`)
+    const logsEnd = c.end
+    if (c.start === logsEnd) continue
+    if (txIndex >= txHashes.length) throw malformed(`receipt ${txIndex} of a block of ${txHashes.length} transactions`)
+    // what each log of this transaction writes after its data, but for its index
+    const txLength = numberPart.length + txHashes[txIndex]!.length + TX_INDEX_OPEN.length + quantityLength(txIndex) + blockPart.length
+    for (let logPos = c.start; logPos < logsEnd; ) {
+      c.read(receiptsRlp, logPos, logsEnd)
+      if (!c.list) throw malformed(`a log of receipt ${txIndex} is not a list`)
+      const logEnd = c.end
+      logPos = c.end
+      c.read(receiptsRlp, c.start, logEnd)
+      if (c.list) throw malformed(`a log address of receipt ${txIndex} is a list`)
+      const addressStart = c.start
+      const addressEnd = c.end
+      c.read(receiptsRlp, c.end, logEnd)
+      if (!c.list) throw malformed(`a log's topics of receipt ${txIndex} are not a list`)
+      const topicsStart = c.start
+      const topicsEnd = c.end
+      let topicsLength = 0
+      for (let t = topicsStart, k = 0; t < topicsEnd; k++) {
+        c.read(receiptsRlp, t, topicsEnd)
+        if (c.list) throw malformed(`a log topic of receipt ${txIndex} is a list`)
+        topicsLength += (k === 0 ? FIRST_TOPIC_OPEN.length : TOPIC_OPEN.length) + 2 * (c.end - c.start) + 1
+        t = c.end
+      }
+      c.read(receiptsRlp, topicsEnd, logEnd)
+      if (c.list) throw malformed(`a log's data of receipt ${txIndex} is a list`)
+      logs.push(txIndex, addressStart, addressEnd, topicsStart, topicsEnd, c.start, c.end)
+      size += ADDRESS_OPEN.length + 2 * (addressEnd - addressStart) + TOPICS_OPEN.length + topicsLength + DATA_OPEN.length + 2 * (c.end - c.start) +
+        txLength + quantityLength(logs.length / 7 - 1) + LOG_CLOSE.length
     }
   }
-  const starts = new Uint32Array(texts.length)
-  const ends = new Uint32Array(texts.length)
-  let at = 0
-  for (let i = 0; i < texts.length; i++) {
-    starts[i] = at
-    at += texts[i]!.length
-    ends[i] = at
-    at++ // the comma
-  }
-  const joined = texts.join(',')
+  const count = logs.length / 7
+  const starts = new Uint32Array(count)
+  const ends = new Uint32Array(count)
   // not from Buffer's shared pool: a small block's bytes would keep a whole pool slab alive with the block
-  const bytes = Buffer.allocUnsafeSlow(joined.length)
-  bytes.write(joined, 0, 'latin1')
+  const bytes = Buffer.allocUnsafeSlow(size + Math.max(0, count - 1))
+  let at = 0
+  for (let i = 0; i < count; i++) {
+    const l = 7 * i
+    if (i > 0) bytes[at++] = 0x2c // ,
+    starts[i] = at
+    at = put(bytes, at, ADDRESS_OPEN)
+    at = writeHex(bytes, at, receiptsRlp, logs[l + 1]!, logs[l + 2]!)
+    at = put(bytes, at, TOPICS_OPEN)
+    for (let t = logs[l + 3]!, k = 0; t < logs[l + 4]!; k++) {
+      c.read(receiptsRlp, t, logs[l + 4]!)
+      at = put(bytes, at, k === 0 ? FIRST_TOPIC_OPEN : TOPIC_OPEN)
+      at = writeHex(bytes, at, receiptsRlp, c.start, c.end)
+      bytes[at++] = 0x22 // "
+      t = c.end
+    }
+    at = put(bytes, at, DATA_OPEN)
+    at = writeHex(bytes, at, receiptsRlp, logs[l + 5]!, logs[l + 6]!)
+    const txIndex = logs[l]!
+    at = put(bytes, at, numberPart)
+    at = putText(bytes, at, txHashes[txIndex]!)
+    at = put(bytes, at, TX_INDEX_OPEN)
+    at = writeQuantity(bytes, at, txIndex)
+    at = put(bytes, at, blockPart)
+    at = writeQuantity(bytes, at, i)
+    at = put(bytes, at, LOG_CLOSE)
+    ends[i] = at
+  }
   return { bytes, starts, ends }
+}
+
+/** Copies `src` to `at`; returns the position after it. */
+function put(out: Uint8Array, at: number, src: Uint8Array): number {
+  out.set(src, at)
+  return at + src.length
+}
+
+/** Writes an ASCII text (a 0x hash) at `at`; returns the position after it. */
+function putText(out: Uint8Array, at: number, text: string): number {
+  for (let i = 0; i < text.length; i++) out[at + i] = text.charCodeAt(i)
+  return at + text.length
+}
+
+/** Writes bytes[start, end) as lowercase hex digits at `at`; returns the position after them. */
+function writeHex(out: Uint8Array, at: number, bytes: Uint8Array, start: number, end: number): number {
+  for (let i = start; i < end; i++) {
+    const b = bytes[i]!
+    out[at++] = HEX_DIGITS[b >> 4]!
+    out[at++] = HEX_DIGITS[b & 15]!
+  }
+  return at
+}
+
+/** The length of quantity(n) ("0x" and at least one hex digit). */
+function quantityLength(n: number): number {
+  let digits = 1
+  for (let v = n; v >= 16; v = Math.floor(v / 16)) digits++
+  return 2 + digits
+}
+
+/** Writes quantity(n) at `at`; returns the position after it. */
+function writeQuantity(out: Uint8Array, at: number, n: number): number {
+  const end = at + quantityLength(n)
+  out[at] = 0x30 // 0
+  out[at + 1] = 0x78 // x
+  for (let i = end - 1, v = n; i >= at + 2; i--, v = Math.floor(v / 16)) out[i] = HEX_DIGITS[v % 16]!
+  return end
 }
 
 // Where an encoded log holds the values a filter compares, from the log's start: the address, then the

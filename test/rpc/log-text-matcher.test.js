@@ -9,6 +9,7 @@ import { hexToBytes } from '@ethereumjs/util'
 import { loadFastCrypto } from '../../dist/evm/crypto.js'
 import { LogMatcher } from '../../dist/chain/logs.js'
 import { encodeBlockLogs, formatLog } from '../../dist/json/log.js'
+import { encodeReceipts } from '../../dist/chain/receipts.js'
 import { LogTextMatcher } from '../../dist/rpc/log-text-matcher.js'
 import { LogsAnswerBuilder } from '../../dist/rpc/logs-answer.js'
 
@@ -27,11 +28,13 @@ const receipts = [
 ]
 const txHashes = ['0x' + '11'.repeat(32), '0x' + '22'.repeat(32), '0x' + '33'.repeat(32)]
 const block = { blockHash: '0x' + '44'.repeat(32), blockNumber: 0x1234n, blockTimestamp: 0x6b0aa837n }
+// the stored receipts of transactions with these logs (src/chain/receipts.ts), as a block holds them
+const rlpOf = (receiptsLogs) => encodeReceipts(receiptsLogs.map((logs, i) => ({ status: 1, cumulativeGasUsed: 21_000n * BigInt(i + 1), logs })))
 const textsOf = ({ bytes, starts, ends }) => Array.from(starts, (start, i) => bytes.toString('latin1', start, ends[i]))
 
 test('a block\'s encoded logs are JSON.stringify(formatLog(...)) each, comma-separated, with and without blockTimestamp', () => {
   for (const ctx of [block, { blockHash: block.blockHash, blockNumber: 0n }]) {
-    const encoded = encodeBlockLogs(receipts, txHashes, ctx)
+    const encoded = encodeBlockLogs(rlpOf(receipts), txHashes, ctx)
     const expected = []
     for (let tx = 0; tx < receipts.length; tx++) {
       for (const l of receipts[tx]) {
@@ -41,13 +44,13 @@ test('a block\'s encoded logs are JSON.stringify(formatLog(...)) each, comma-sep
     assert.deepEqual(textsOf(encoded), expected)
     assert.equal(encoded.bytes.toString('latin1'), expected.join(','))
   }
-  const none = encodeBlockLogs([[], []], txHashes.slice(0, 2), block)
+  const none = encodeBlockLogs(rlpOf([[], []]), txHashes.slice(0, 2), block)
   assert.equal(none.starts.length, 0)
   assert.equal(none.bytes.length, 0)
 })
 
 test('the matcher agrees with LogMatcher on addresses, positions, wildcards and alternatives; the answer is the matches\' JSON array', () => {
-  const encoded = encodeBlockLogs(receipts, txHashes, block)
+  const encoded = encodeBlockLogs(rlpOf(receipts), txHashes, block)
   const texts = textsOf(encoded)
   const logs = receipts.flat()
   const many = [T[5], T[4], topic('07'), topic('08'), topic('09'), T[1]] // more than 4: looked up in a set
@@ -83,4 +86,28 @@ test('the matcher agrees with LogMatcher on addresses, positions, wildcards and 
   assert.ok(matched > 20 && matched < criteria.length * logs.length, 'the criteria both match and miss')
   assert.equal(new LogsAnswerBuilder().toJson().toString(), '[]')
   assert.equal(new LogsAnswerBuilder().toJson(Buffer.from('[{"a":1}]')).toString(), '[{"a":1}]')
+})
+
+test('logs are read from the stored receipts where they lie: a pre-Byzantium root, long data and lists, hundreds of logs; malformed receipts throw', () => {
+  // 300 bytes of data (a two-byte RLP length), a receipt holding 300 logs (a list over 64 KiB), a state
+  // root in place of a status, and a single byte of data under 0x80 (its own encoding)
+  const many = Array.from({ length: 300 }, (_, i) => log(i % 2 === 0 ? A : B, [T[i % 6], topic((i % 256).toString(16).padStart(2, '0'))], '0x' + 'ab'.repeat(i % 40)))
+  const receiptsLogs = [[log(C, [T[0]], '0x' + 'cd'.repeat(300))], many, [], [log(A, [], '0x7f')]]
+  const hashes = receiptsLogs.map((_, i) => '0x' + (i + 1).toString(16).padStart(64, '0'))
+  const stored = receiptsLogs.map((logs, i) => (i === 1 ? { status: 1, root: hexToBytes(topic('99')), cumulativeGasUsed: 1n, logs } : { status: 1, cumulativeGasUsed: BigInt(i + 1), logs }))
+  const rlp = encodeReceipts(stored)
+  const encoded = encodeBlockLogs(rlp, hashes, block)
+  const expected = []
+  for (let tx = 0; tx < receiptsLogs.length; tx++) {
+    for (const l of receiptsLogs[tx]) {
+      expected.push(JSON.stringify(formatLog(l, { ...block, transactionHash: hashes[tx], transactionIndex: tx, logIndex: expected.length, removed: false })))
+    }
+  }
+  assert.equal(expected.length, 302)
+  assert.deepEqual(textsOf(encoded), expected)
+  assert.equal(encoded.bytes.toString('latin1'), expected.join(','))
+
+  assert.throws(() => encodeBlockLogs(rlp.subarray(0, rlp.length - 1), hashes, block), /malformed stored receipts: .* runs past/)
+  assert.throws(() => encodeBlockLogs(Uint8Array.of(0x82, 1, 2), hashes, block), /malformed stored receipts: not a list/)
+  assert.throws(() => encodeBlockLogs(rlp, hashes.slice(0, 3), block), /malformed stored receipts: receipt 3 of a block of 3 transactions/)
 })

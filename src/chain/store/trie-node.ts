@@ -5,6 +5,8 @@
 // which holds the nodes on its paths until the block is written
 // (docs/measurements.md#trie-nodes-read-in-place).
 
+import { RlpCursor } from '../../util/rlp-cursor.js'
+
 /** A node's items as views into its encoding (embedded nodes as nested lists). Never written through. */
 export type NodeView = Uint8Array | NodeView[]
 
@@ -19,51 +21,15 @@ export class TrieNodeError extends Error {
   }
 }
 
-/**
- * Reads one RLP item header at a time. After read(): the payload spans [start, end) of the bytes, `end`
- * is also where the next item begins, and `list` tells a list from a string. Positions are checked
- * against the enclosing item's end, so a malformed node throws instead of reading past it.
- */
-export class RlpCursor {
-  start = 0
-  end = 0
-  list = false
-
-  read(bytes: Uint8Array, pos: number, limit: number): void {
-    if (pos >= limit) throw new TrieNodeError(`an item expected at ${pos}, the enclosing item ends at ${limit}`)
-    const first = bytes[pos]
-    if (first < 0x80) {
-      this.start = pos
-      this.end = pos + 1
-      this.list = false
-      return
-    }
-    let start: number
-    let length: number
-    if (first <= 0xb7 || (first >= 0xc0 && first <= 0xf7)) {
-      start = pos + 1
-      length = first - (first <= 0xb7 ? 0x80 : 0xc0)
-    } else {
-      const lengthBytes = first - (first <= 0xbf ? 0xb7 : 0xf7)
-      start = pos + 1 + lengthBytes
-      if (start > limit) throw new TrieNodeError(`the length at ${pos} runs past ${limit}`)
-      length = 0
-      for (let i = pos + 1; i < start; i++) length = length * 256 + bytes[i]
-    }
-    const end = start + length
-    if (end > limit) throw new TrieNodeError(`the item at ${pos} (${length} bytes) runs past ${limit}`)
-    this.start = start
-    this.end = end
-    this.list = first >= 0xc0
-  }
-}
+/** A cursor over a node's RLP whose malformed bytes throw TrieNodeError. */
+export const nodeCursor = (): RlpCursor => new RlpCursor((detail) => new TrieNodeError(detail))
 
 /**
  * The items of the node encoded at the start of `bytes`, as views (an embedded node as a nested list),
  * for code that rebuilds nodes and reads their items without writing them.
  */
 export function decodeNodeViews(bytes: Uint8Array): NodeView[] {
-  const cursor = new RlpCursor()
+  const cursor = nodeCursor()
   cursor.read(bytes, 0, bytes.length)
   if (!cursor.list) throw new TrieNodeError('not a list')
   if (cursor.end !== bytes.length) throw new TrieNodeError(`${bytes.length - cursor.end} bytes after the node`)

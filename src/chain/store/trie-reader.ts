@@ -8,7 +8,7 @@
 
 import { bytesToUnprefixedHex, equalsBytes, KECCAK256_RLP } from '@ethereumjs/util'
 import { LruMap } from '../../util/lru.js'
-import { RlpCursor, TrieNodeError } from './trie-node.js'
+import { nodeCursor, TrieNodeError } from './trie-node.js'
 
 /** Where node bytes come from: the trie DB by its key (unprefixed hex of key prefix + node hash). */
 export interface TrieNodeSource {
@@ -30,7 +30,7 @@ export class TrieReader {
   // prefix is not part of the key; two hashes sharing 48 bits only evict each other (the full hash is
   // compared on every hit).
   private readonly nodes: LruMap<number, Uint8Array>
-  private readonly cursor = new RlpCursor()
+  private readonly cursor = nodeCursor()
 
   /** `cacheBytes` bounds the nodes kept (by their estimated size, not their count). */
   constructor(

@@ -198,7 +198,7 @@ export function blockReceiptsJson(record: BlockRecord): RawJson {
  */
 export function encodedLogs(record: BlockRecord): EncodedLogs {
   return blockMemo(record, 'logs:encoded', () =>
-    encodeBlockLogs(record.receipts().map((r) => r.logs), record.txHashes, {
+    encodeBlockLogs(record.receiptsRlp, record.txHashes, {
       blockHash: record.hash,
       blockNumber: record.number,
       blockTimestamp: record.header.timestamp,
