@@ -32,11 +32,19 @@ function storedFields(r: ReceiptRecord): [Uint8Array, Uint8Array, StoredLog[]] {
   return [r.root ?? (r.status === 1 ? Uint8Array.of(1) : new Uint8Array(0)), bigIntToUnpaddedBytes(r.cumulativeGasUsed), r.logs]
 }
 
+type StoredFields = [Uint8Array, Uint8Array, StoredLog[]]
+
 export function decodeReceipts(bytes: Uint8Array): ReceiptRecord[] {
-  const list = RLP.decode(bytes) as unknown as [Uint8Array, Uint8Array, StoredLog[]][]
-  return list.map(([status, cumulative, logs]) =>
-    status.length === 32
-      ? { status: 1, root: status, cumulativeGasUsed: bytesToBigInt(cumulative), logs }
-      : { status: status.length > 0 && status[0] === 1 ? 1 : 0, cumulativeGasUsed: bytesToBigInt(cumulative), logs },
-  )
+  return (RLP.decode(bytes) as unknown as StoredFields[]).map(receiptOf)
+}
+
+/** One receipt from its own item of encodeReceipts' list (encodeStoredReceipt's bytes). */
+export function decodeStoredReceipt(bytes: Uint8Array): ReceiptRecord {
+  return receiptOf(RLP.decode(bytes) as unknown as StoredFields)
+}
+
+function receiptOf([status, cumulative, logs]: StoredFields): ReceiptRecord {
+  return status.length === 32
+    ? { status: 1, root: status, cumulativeGasUsed: bytesToBigInt(cumulative), logs }
+    : { status: status.length > 0 && status[0] === 1 ? 1 : 0, cumulativeGasUsed: bytesToBigInt(cumulative), logs }
 }

@@ -4,9 +4,9 @@
 import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { createTxFromRLP } from '@ethereumjs/tx'
-import { bigIntToUnpaddedBytes, bytesToHex, createWithdrawalFromBytesArray, generateAddress, hexToBytes } from '@ethereumjs/util'
+import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, createWithdrawalFromBytesArray, generateAddress, hexToBytes } from '@ethereumjs/util'
 import { readTxFields } from '../../chain/tx-fields.js'
-import { gasUsedAt } from '../../chain/receipts.js'
+import { decodeStoredReceipt } from '../../chain/receipts.js'
 import type { ReceiptRecord } from '../../chain/receipts.js'
 import type { BlockRecord } from '../../chain/view.js'
 import { RawJson } from '../context.js'
@@ -18,6 +18,7 @@ import type { ReceiptTx } from '../../json/receipt.js'
 import { formatsFromFields, formatTransaction, formatTransactionFields } from '../../json/transaction.js'
 import type { TxLocation } from '../../json/transaction.js'
 import type { MatchedLog } from '../../chain/logs.js'
+import { RlpCursor } from '../../util/rlp-cursor.js'
 
 /** What the RPC layer derived from a block, kept with the cached block under `key`. */
 export function blockMemo<T>(block: BlockRecord, key: string, make: () => T): T {
@@ -118,23 +119,65 @@ function contractAddressOf(tx: ReceiptTx, sender: string): string | null {
 }
 
 /**
- * Every receipt of the block as JSON text, built in one pass and kept as text only: the decoded
- * transactions and receipts it was built from (several times the size of the text) are not kept.
+ * Where each receipt lies in the block's stored receipts, and its first log's block-wide index, read once
+ * per block without decoding a receipt; and each receipt's JSON text once built. A receipt is built when
+ * it is first asked for, from its own bytes: the first receipt read of a block of 2,000 transfers costs
+ * one receipt, not the block's (which held the main thread 31-101 ms, docs/measurements.md#receipts-built-one-at-a-time).
  */
-function receiptTexts(record: BlockRecord): string[] {
-  return blockMemo(record, 'receipts:texts', () => {
-    const receipts = record.receipts()
-    const out: string[] = new Array(receipts.length)
-    let firstLogIndex = 0
-    for (let i = 0; i < receipts.length; i++) {
-      out[i] = receiptText(record, receipts, i, firstLogIndex)
-      firstLogIndex += receipts[i].logs.length
+interface ReceiptsIndex {
+  starts: Uint32Array
+  ends: Uint32Array
+  /** the block's gas used up to and including each receipt */
+  cumulativeGas: BigUint64Array
+  firstLogs: Uint32Array
+  texts: Array<string | undefined>
+}
+
+function receiptsIndex(record: BlockRecord): ReceiptsIndex {
+  return blockMemo(record, 'receipts:index', () => {
+    const rlp = record.receiptsRlp
+    const n = record.txHashes.length
+    const index: ReceiptsIndex = { starts: new Uint32Array(n), ends: new Uint32Array(n), cumulativeGas: new BigUint64Array(n), firstLogs: new Uint32Array(n), texts: new Array(n) }
+    const c = new RlpCursor((detail) => new Error(`block ${record.number}: malformed stored receipts: ${detail}`))
+    c.read(rlp, 0, rlp.length)
+    const listEnd = c.end
+    let logs = 0
+    let i = 0
+    for (let pos = c.start; pos < listEnd; i++) {
+      if (i === n) throw new Error(`block ${record.number}: more stored receipts than its ${n} transactions`)
+      c.read(rlp, pos, listEnd)
+      index.starts[i] = pos
+      index.ends[i] = c.end
+      index.firstLogs[i] = logs
+      const receiptEnd = c.end
+      pos = c.end
+      c.read(rlp, c.start, receiptEnd) // status, or the state root before Byzantium
+      c.read(rlp, c.end, receiptEnd)
+      index.cumulativeGas[i] = bytesToBigInt(rlp.subarray(c.start, c.end))
+      c.read(rlp, c.end, receiptEnd) // the logs
+      for (let at = c.start, logsEnd = c.end; at < logsEnd; logs++) {
+        c.read(rlp, at, logsEnd)
+        at = c.end
+      }
     }
-    return out
+    if (i !== n) throw new Error(`block ${record.number}: ${i} stored receipts for its ${n} transactions`)
+    return index
   })
 }
 
-function receiptText(record: BlockRecord, receipts: ReceiptRecord[], i: number, firstLogIndex: number): string {
+/** Receipt `i`'s JSON text, built the first time it is asked for. */
+function receiptTextAt(record: BlockRecord, i: number): string {
+  const index = receiptsIndex(record)
+  const known = index.texts[i]
+  if (known !== undefined) return known
+  const receipt = decodeStoredReceipt(record.receiptsRlp.subarray(index.starts[i], index.ends[i]))
+  const gasUsed = index.cumulativeGas[i]! - (i === 0 ? 0n : index.cumulativeGas[i - 1]!)
+  const text = receiptText(record, receipt, gasUsed, i, index.firstLogs[i]!)
+  index.texts[i] = text
+  return text
+}
+
+function receiptText(record: BlockRecord, receipt: ReceiptRecord, gasUsed: bigint, i: number, firstLogIndex: number): string {
   const tx = readTxFields(record.rawTx(i))
   const sender = record.senders[i]
   return flat(
@@ -144,8 +187,8 @@ function receiptText(record: BlockRecord, receipts: ReceiptRecord[], i: number, 
         transactionHash: record.txHashes[i],
         common: record.header.common,
         sender,
-        receipt: receipts[i],
-        gasUsed: gasUsedAt(receipts, i),
+        receipt,
+        gasUsed,
         blockHash: record.hash,
         blockNumber: record.number,
         blockTimestamp: record.header.timestamp,
@@ -165,31 +208,20 @@ function blobGasPriceOf(record: BlockRecord): bigint | undefined {
   return blockMemo(record, 'blobGasPrice', () => record.header.getBlobGasPrice())
 }
 
-/**
- * Receipts `start` to `end` (exclusive) as JSON text, without encoding the block's others: a page of a
- * big block (ots_getBlockTransactions) costs its own receipts, not the block's thousands.
- */
+/** Receipts `start` to `end` (exclusive) as JSON text: a page of a big block (ots_getBlockTransactions) costs its own receipts. */
 export function receiptTextsBetween(record: BlockRecord, start: number, end: number): string[] {
-  const all = record.memo.get('receipts:texts') as string[] | undefined
-  if (all !== undefined) return all.slice(start, end)
-  const receipts = record.receipts()
-  let firstLogIndex = 0
-  for (let i = 0; i < start; i++) firstLogIndex += receipts[i].logs.length
   const out: string[] = []
-  for (let i = start; i < end; i++) {
-    out.push(blockMemo(record, `receipt:${i}`, () => receiptText(record, receipts, i, firstLogIndex)))
-    firstLogIndex += receipts[i].logs.length
-  }
+  for (let i = start; i < end; i++) out.push(receiptTextAt(record, i))
   return out
 }
 
 export function receiptJson(record: BlockRecord, index: number): RawJson | null {
   if (index < 0 || index >= record.txHashes.length) return null
-  return new RawJson(receiptTexts(record)[index])
+  return new RawJson(receiptTextAt(record, index))
 }
 
 export function blockReceiptsJson(record: BlockRecord): RawJson {
-  return blockMemo(record, 'receipts:json', () => new RawJson('[' + receiptTexts(record).join(',') + ']'))
+  return blockMemo(record, 'receipts:json', () => new RawJson('[' + receiptTextsBetween(record, 0, record.txHashes.length).join(',') + ']'))
 }
 
 /**
