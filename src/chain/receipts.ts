@@ -3,6 +3,7 @@
 
 import { RLP } from '@ethereumjs/rlp'
 import { bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util'
+import type { RlpCursor } from '../util/rlp-cursor.js'
 
 export type StoredLog = [address: Uint8Array, topics: Uint8Array[], data: Uint8Array]
 
@@ -47,4 +48,45 @@ function receiptOf([status, cumulative, logs]: StoredFields): ReceiptRecord {
   return status.length === 32
     ? { status: 1, root: status, cumulativeGasUsed: bytesToBigInt(cumulative), logs }
     : { status: status.length > 0 && status[0] === 1 ? 1 : 0, cumulativeGasUsed: bytesToBigInt(cumulative), logs }
+}
+
+/** Where one stored receipt lies in a block's receipts: its item, its cumulative gas, its logs' list payload. */
+export interface StoredReceiptSpan {
+  start: number
+  end: number
+  gasStart: number
+  gasEnd: number
+  logsStart: number
+  logsEnd: number
+}
+
+/**
+ * Walks a block's stored receipts (encodeReceipts' bytes) where they lie, without decoding one: `visit`
+ * gets each receipt's index and positions (one object, rewritten for the next receipt) and may read
+ * inside them with `cursor`. Malformed bytes throw the error the cursor's `fail` makes. Returns the
+ * receipts' count.
+ */
+export function walkStoredReceipts(rlp: Uint8Array, cursor: RlpCursor, visit: (index: number, span: StoredReceiptSpan) => void): number {
+  const span: StoredReceiptSpan = { start: 0, end: 0, gasStart: 0, gasEnd: 0, logsStart: 0, logsEnd: 0 }
+  const c = cursor
+  c.read(rlp, 0, rlp.length)
+  if (!c.list) throw c.fail('not a list')
+  const listEnd = c.end
+  let i = 0
+  for (let pos = c.start; pos < listEnd; i++) {
+    c.read(rlp, pos, listEnd)
+    if (!c.list) throw c.fail(`receipt ${i} is not a list`)
+    span.start = pos
+    span.end = pos = c.end
+    c.read(rlp, c.start, span.end) // status, or the state root before Byzantium
+    c.read(rlp, c.end, span.end)
+    span.gasStart = c.start
+    span.gasEnd = c.end
+    c.read(rlp, c.end, span.end)
+    if (!c.list) throw c.fail(`receipt ${i}'s logs are not a list`)
+    span.logsStart = c.start
+    span.logsEnd = c.end
+    visit(i, span)
+  }
+  return i
 }

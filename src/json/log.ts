@@ -1,6 +1,7 @@
 // A stored log -> the JSON object geth 1.17 returns for it (types.Log, a Go struct: fields in declaration
 // order). Shapes are checked against ethereum/execution-apis (test/json/format.test.js).
 
+import { walkStoredReceipts } from '../chain/receipts.js'
 import type { StoredLog } from '../chain/receipts.js'
 import { bytesToHex, quantity } from '../util/hex.js'
 import { RlpCursor } from '../util/rlp-cursor.js'
@@ -88,25 +89,13 @@ export function encodeBlockLogs(receiptsRlp: Uint8Array, txHashes: readonly stri
   // first pass: where each log's address, topics and data lie, and the text's length
   const logs: number[] = [] // per log: transaction, address start and end, topics' list start and end, data start and end
   let size = 0
-  c.read(receiptsRlp, 0, receiptsRlp.length)
-  if (!c.list) throw malformed('not a list')
-  const receiptsEnd = c.end
-  for (let pos = c.start, txIndex = 0; pos < receiptsEnd; txIndex++) {
-    c.read(receiptsRlp, pos, receiptsEnd)
-    if (!c.list) throw malformed(`receipt ${txIndex} is not a list`)
-    const receiptEnd = c.end
-    pos = c.end
-    c.read(receiptsRlp, c.start, receiptEnd) // status, or the state root before Byzantium
-    c.read(receiptsRlp, c.end, receiptEnd) // cumulative gas
-    c.read(receiptsRlp, c.end, receiptEnd)
-    if (!c.list) throw malformed(`receipt ${txIndex}'s logs are not a list`)
-    const logsEnd = c.end
-    if (c.start === logsEnd) continue
+  walkStoredReceipts(receiptsRlp, c, (txIndex, receipt) => {
+    if (receipt.logsStart === receipt.logsEnd) return
     if (txIndex >= txHashes.length) throw malformed(`receipt ${txIndex} of a block of ${txHashes.length} transactions`)
     // what each log of this transaction writes after its data, but for its index
     const txLength = numberPart.length + txHashes[txIndex]!.length + TX_INDEX_OPEN.length + quantityLength(txIndex) + blockPart.length
-    for (let logPos = c.start; logPos < logsEnd; ) {
-      c.read(receiptsRlp, logPos, logsEnd)
+    for (let logPos = receipt.logsStart; logPos < receipt.logsEnd; ) {
+      c.read(receiptsRlp, logPos, receipt.logsEnd)
       if (!c.list) throw malformed(`a log of receipt ${txIndex} is not a list`)
       const logEnd = c.end
       logPos = c.end
@@ -131,7 +120,7 @@ export function encodeBlockLogs(receiptsRlp: Uint8Array, txHashes: readonly stri
       size += ADDRESS_OPEN.length + 2 * (addressEnd - addressStart) + TOPICS_OPEN.length + topicsLength + DATA_OPEN.length + 2 * (c.end - c.start) +
         txLength + quantityLength(logs.length / 7 - 1) + LOG_CLOSE.length
     }
-  }
+  })
   const count = logs.length / 7
   const starts = new Uint32Array(count)
   const ends = new Uint32Array(count)

@@ -12,7 +12,8 @@ export class RlpCursor {
   end = 0
   list = false
 
-  constructor(private readonly fail: (detail: string) => Error = (detail) => new Error(`malformed RLP: ${detail}`)) {}
+  /** `fail` makes the error thrown for malformed bytes; readers of a format use it for theirs too. */
+  constructor(readonly fail: (detail: string) => Error = (detail) => new Error(`malformed RLP: ${detail}`)) {}
 
   read(bytes: Uint8Array, pos: number, limit: number): void {
     if (pos >= limit) throw this.fail(`an item expected at ${pos}, the enclosing item ends at ${limit}`)

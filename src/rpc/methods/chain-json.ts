@@ -6,7 +6,7 @@ import type { Common } from '@ethereumjs/common'
 import { createTxFromRLP } from '@ethereumjs/tx'
 import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, createWithdrawalFromBytesArray, generateAddress, hexToBytes } from '@ethereumjs/util'
 import { readTxFields } from '../../chain/tx-fields.js'
-import { decodeStoredReceipt } from '../../chain/receipts.js'
+import { decodeStoredReceipt, walkStoredReceipts } from '../../chain/receipts.js'
 import type { ReceiptRecord } from '../../chain/receipts.js'
 import type { BlockRecord } from '../../chain/view.js'
 import { RawJson } from '../context.js'
@@ -139,28 +139,19 @@ function receiptsIndex(record: BlockRecord): ReceiptsIndex {
     const n = record.txHashes.length
     const index: ReceiptsIndex = { starts: new Uint32Array(n), ends: new Uint32Array(n), cumulativeGas: new BigUint64Array(n), firstLogs: new Uint32Array(n), texts: new Array(n) }
     const c = new RlpCursor((detail) => new Error(`block ${record.number}: malformed stored receipts: ${detail}`))
-    c.read(rlp, 0, rlp.length)
-    const listEnd = c.end
     let logs = 0
-    let i = 0
-    for (let pos = c.start; pos < listEnd; i++) {
-      if (i === n) throw new Error(`block ${record.number}: more stored receipts than its ${n} transactions`)
-      c.read(rlp, pos, listEnd)
-      index.starts[i] = pos
-      index.ends[i] = c.end
+    const count = walkStoredReceipts(rlp, c, (i, receipt) => {
+      if (i === n) throw c.fail(`more stored receipts than its ${n} transactions`)
+      index.starts[i] = receipt.start
+      index.ends[i] = receipt.end
+      index.cumulativeGas[i] = bytesToBigInt(rlp.subarray(receipt.gasStart, receipt.gasEnd))
       index.firstLogs[i] = logs
-      const receiptEnd = c.end
-      pos = c.end
-      c.read(rlp, c.start, receiptEnd) // status, or the state root before Byzantium
-      c.read(rlp, c.end, receiptEnd)
-      index.cumulativeGas[i] = bytesToBigInt(rlp.subarray(c.start, c.end))
-      c.read(rlp, c.end, receiptEnd) // the logs
-      for (let at = c.start, logsEnd = c.end; at < logsEnd; logs++) {
-        c.read(rlp, at, logsEnd)
+      for (let at = receipt.logsStart; at < receipt.logsEnd; logs++) {
+        c.read(rlp, at, receipt.logsEnd)
         at = c.end
       }
-    }
-    if (i !== n) throw new Error(`block ${record.number}: ${i} stored receipts for its ${n} transactions`)
+    })
+    if (count !== n) throw c.fail(`${count} stored receipts for its ${n} transactions`)
     return index
   })
 }
