@@ -1,4 +1,5 @@
-// JSON-RPC plumbing on the main thread: envelope parse/serialise, dispatch, RLP decode, sender recovery.
+// JSON-RPC plumbing on the main thread: envelope parse/serialise, dispatch, RLP decode, sender recovery;
+// and the transaction object the producer's builder makes of a pooled transaction to run it.
 
 import { Bench } from 'tinybench'
 import { RLP } from '@ethereumjs/rlp'
@@ -8,6 +9,7 @@ import { Dispatcher } from '../../dist/rpc/dispatch.js'
 import { Envelope } from '../../dist/rpc/envelope.js'
 import { defaultTransportLimits } from '../../dist/rpc/limits.js'
 import { admitRawTransaction, decodeRawTransaction, EIP7825_TX_GAS_CAP } from '../../dist/chain/tx-intake.js'
+import { transactionOf } from '../../dist/chain/tx-object.js'
 import { createChainCommon } from '../../dist/evm/common.js'
 import { loadFastCrypto } from '../../dist/evm/crypto.js'
 import { devGenesis } from '../../dist/chain/genesis.js'
@@ -31,6 +33,8 @@ export async function run({ time }) {
   const rawBytes = hexToBytes(raw)
   const intake = { common, chainId: 24589n, blockGasLimit: 60_000_000n, txGasCap: EIP7825_TX_GAS_CAP, maxTxSize: 131072, txFeeCapWei: 0n }
 
+  const pooled = decodeRawTransaction(raw, intake)
+
   const bench = new Bench({ time })
   bench
     .add('envelope: single eth_getBalance (parse + dispatch + serialise)', () => envelope.handle(single, ctx))
@@ -38,6 +42,7 @@ export async function run({ time }) {
     .add('dispatch: eth_chainId', () => dispatcher.call('eth_chainId', [], ctx))
     .add('RLP decode: 1559 transfer', () => RLP.decode(rawBytes.subarray(1)))
     .add('createTxFromRLP (no recovery)', () => createTxFromRLP(rawBytes, { common }))
+    .add("the builder's transaction object of a pooled 1559 transfer (transactionOf)", () => transactionOf(pooled, common))
     .add('intake: decode + validate + native sender recovery', () => admitRawTransaction(raw, intake))
     .add('intake, then the pool entry', () => decodeRawTransaction(raw, intake))
   await bench.run()

@@ -108,7 +108,6 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
   const invalid: PooledTx[] = []
   const candidates = input.candidates
   const bloom = new Bloom(undefined, common)
-  const blooms: Uint8Array[] = []
   // each receipt's value in the receipts trie, encoded as its transaction is included: in the build's
   // slices rather than in one stretch at its end
   const receiptValues: Uint8Array[] = []
@@ -162,7 +161,6 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
         gasUsed += plainGas
         const receipt: ReceiptRecord = { status: 1, cumulativeGasUsed: gasUsed, logs: [] }
         receipts.push(receipt)
-        blooms.push(EMPTY_BLOOM)
         receiptValues.push(receiptTrieValue(receipt, EMPTY_BLOOM, ptx.type))
         included.push(ptx)
         frames?.plain(trustedHexToBytes(ptx.sender), ptx.to!)
@@ -187,7 +185,6 @@ export async function buildBlock(vm: VM, common: Common, input: BuildInput): Pro
       const r = result.receipt as { status?: 0 | 1; logs: ReceiptRecord['logs'] }
       const receipt: ReceiptRecord = { status: r.status ?? 1, cumulativeGasUsed: gasUsed, logs: r.logs }
       receipts.push(receipt)
-      blooms.push(result.bloom.bitvector)
       receiptValues.push(receiptTrieValue(receipt, result.bloom.bitvector, ptx.type))
       bloom.or(result.bloom)
       frames?.endTx()
