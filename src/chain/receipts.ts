@@ -39,11 +39,6 @@ export function decodeReceipts(bytes: Uint8Array): ReceiptRecord[] {
   return (RLP.decode(bytes) as unknown as StoredFields[]).map(receiptOf)
 }
 
-/** One receipt from its own item of encodeReceipts' list (encodeStoredReceipt's bytes). */
-export function decodeStoredReceipt(bytes: Uint8Array): ReceiptRecord {
-  return receiptOf(RLP.decode(bytes) as unknown as StoredFields)
-}
-
 function receiptOf([status, cumulative, logs]: StoredFields): ReceiptRecord {
   return status.length === 32
     ? { status: 1, root: status, cumulativeGasUsed: bytesToBigInt(cumulative), logs }

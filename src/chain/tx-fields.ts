@@ -7,6 +7,7 @@ import type { NestedUint8Array } from '@ethereumjs/rlp'
 import { bytesToBigInt } from '@ethereumjs/util'
 import { serverError } from '../errors.js'
 import type { RpcError } from '../errors.js'
+import { RlpCursor } from '../util/rlp-cursor.js'
 
 /** geth's wording for a transaction its decoder refuses. */
 export const invalidTransaction = (cause: string): RpcError => serverError(`invalid transaction: ${cause}`)
@@ -138,4 +139,52 @@ export function readTxFields(raw: Uint8Array): TxFields {
     blobCount,
     values,
   }
+}
+
+/** What a receipt shows of its transaction (json/receipt.ts). */
+export interface ReceiptTxFields {
+  type: number
+  /** empty for a contract creation; a view into the transaction's bytes */
+  to: Uint8Array
+  nonce: bigint
+  /** legacy and EIP-2930: the gas price */
+  maxFeePerGas: bigint
+  /** legacy and EIP-2930: the gas price */
+  maxPriorityFeePerGas: bigint
+  /** blob transactions (type 3): their blobs' count */
+  blobCount: number
+}
+
+const malformedInBlock = (detail: string): Error => new Error(`malformed transaction in a block: ${detail}`)
+
+/**
+ * The fields a receipt shows, read where they lie in a transaction a block holds (every one passed
+ * readTxFields when it entered the chain: intake, or import's checks), without decoding the rest:
+ * a receipt's first read did the whole decode, every field copied and converted, for these five.
+ */
+export function readReceiptTxFields(raw: Uint8Array): ReceiptTxFields {
+  const c = new RlpCursor(malformedInBlock)
+  const type = raw.length > 0 && raw[0]! <= 0x7f ? raw[0]! : 0
+  c.read(raw, type === 0 ? 0 : 1, raw.length)
+  if (!c.list) throw malformedInBlock('not a list')
+  const end = c.end
+  // the fields' positions per type (readTxFields reads them in this order)
+  const nonceAt = type === 0 ? 0 : 1
+  const priceAt = type === 0 ? 1 : 2
+  const toAt = type === 0 ? 3 : type === 1 ? 4 : 5
+  let nonce = 0n
+  let tip = 0n
+  let feeCap = 0n
+  let to: Uint8Array = raw.subarray(0, 0)
+  let blobCount = 0
+  const last = type === 3 ? 10 : toAt
+  for (let i = 0, pos = c.start; i <= last; i++, pos = c.end) {
+    c.read(raw, pos, end)
+    if (i === nonceAt) nonce = bytesToBigInt(raw.subarray(c.start, c.end))
+    else if (i === priceAt) tip = feeCap = bytesToBigInt(raw.subarray(c.start, c.end))
+    else if (i === priceAt + 1 && type >= 2) feeCap = bytesToBigInt(raw.subarray(c.start, c.end))
+    else if (i === toAt) to = raw.subarray(c.start, c.end)
+    else if (i === 10 && type === 3) for (let h = c.start, hashesEnd = c.end; h < hashesEnd; h = c.end, blobCount++) c.read(raw, h, hashesEnd)
+  }
+  return { type, to, nonce, maxFeePerGas: feeCap, maxPriorityFeePerGas: tip, blobCount }
 }

@@ -2,7 +2,7 @@ import { before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createBlock } from '@ethereumjs/block'
 import { createAccessList2930Tx, createEOACode7702Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx'
-import { createAddressFromPrivateKey, eoaCode7702SignAuthorization, hexToBytes as utilHexToBytes } from '@ethereumjs/util'
+import { bigIntToUnpaddedBytes, createAddressFromPrivateKey, eoaCode7702SignAuthorization, hexToBytes as utilHexToBytes } from '@ethereumjs/util'
 import { Transaction as EthersTransaction, keccak256 as ethersKeccak } from 'ethers'
 import { RLP } from '@ethereumjs/rlp'
 import { loadFastCrypto } from '../../dist/evm/crypto.js'
@@ -10,9 +10,10 @@ import { createChainCommon } from '../../dist/evm/common.js'
 import { latestForkConfig } from '../../dist/evm/geth-genesis.js'
 import { formatBlock } from '../../dist/json/block.js'
 import { formatLog } from '../../dist/json/log.js'
-import { formatReceipt } from '../../dist/json/receipt.js'
+import { receiptText } from '../../dist/json/receipt.js'
+import { encodeStoredReceipt } from '../../dist/chain/receipts.js'
 import { formatsFromFields, formatTransaction, formatTransactionFields } from '../../dist/json/transaction.js'
-import { readTxFields } from '../../dist/chain/tx-fields.js'
+import { readReceiptTxFields, readTxFields } from '../../dist/chain/tx-fields.js'
 import { bytesToHex, hexToBytes, quantity } from '../../dist/util/hex.js'
 import { validateMethodResult, validateSchema } from '../helpers/schema.js'
 
@@ -50,8 +51,11 @@ function paidPrice(tx, baseFee) {
   return withTip < tx.maxFeePerGas ? withTip : tx.maxFeePerGas
 }
 
-/** What the chain hands formatReceipt for a transaction: the fields read from its bytes, its hash, the chain's rules. */
+/** What the chain hands receiptText for a transaction: the fields read from its bytes, its hash, the chain's rules. */
 const receiptTx = (tx) => ({ tx: readTxFields(tx.serialize()), transactionHash: bytesToHex(tx.hash()), common })
+
+/** A receipt's JSON as the node writes it, from the receipt as stored (its own item of the block's receipts). */
+const receiptJson = (args) => JSON.parse(receiptText({ ...args, receipt: encodeStoredReceipt(args.receipt) }))
 
 /** Plain JSON (what the wire carries): also proves there are no bigints or Uint8Arrays left. */
 const wire = (v) => JSON.parse(JSON.stringify(v))
@@ -259,7 +263,7 @@ function referenceBloom(logs) {
   return bytesToHex(bloom)
 }
 
-describe('formatReceipt / formatLog', () => {
+describe('receiptText / formatLog', () => {
   const topic = (b) => new Uint8Array(32).fill(b)
   const emitter = hexToBytes(TO)
   const logs = [
@@ -270,7 +274,7 @@ describe('formatReceipt / formatLog', () => {
   test('receipt with logs: schema, values, bloom, geth key order', () => {
     const tx = txs[3]
     const out = wire(
-      formatReceipt({
+      receiptJson({
         ...receiptTx(tx),
         sender,
         receipt: { status: 1, cumulativeGasUsed: 150_000n, logs },
@@ -316,12 +320,32 @@ describe('formatReceipt / formatLog', () => {
     assert.deepEqual(out.logs[0].topics, [bytesToHex(topic(1)), bytesToHex(topic(2))])
     assert.equal(out.logs[0].data, '0x010203')
     assert.equal(out.logs[1].data, '0x')
+    // each log as eth_getLogs and the logs subscription show it
+    out.logs.forEach((log, k) => {
+      const ctx = { blockHash, blockNumber: 5n, blockTimestamp: TIMESTAMP, transactionHash: out.transactionHash, transactionIndex: 3, logIndex: 4 + k, removed: false }
+      assert.deepEqual(log, wire(formatLog(logs[k], ctx)))
+    })
+  })
+
+  test('a receipt before Byzantium shows its state root and no status; malformed bytes throw', () => {
+    const root = new Uint8Array(32).fill(0xab)
+    const args = {
+      ...receiptTx(txs[0]), sender, gasUsed: 21000n, blockHash, blockNumber: 5n, index: 0, baseFee: undefined, firstLogIndex: 0, contractAddress: null,
+    }
+    const out = JSON.parse(receiptText({ ...args, receipt: RLP.encode([root, bigIntToUnpaddedBytes(21000n), []]) }))
+    assert.equal(out.root, bytesToHex(root))
+    assert.equal('status' in out, false)
+    assert.equal(out.cumulativeGasUsed, '0x5208')
+    assert.deepEqual(Object.keys(out), sortedKeys(out))
+    for (const bad of [RLP.encode(new Uint8Array(3)), RLP.encode([Uint8Array.of(1), Uint8Array.of(1), new Uint8Array(2)]), RLP.encode([Uint8Array.of(1), Uint8Array.of(1), [[new Uint8Array(20), new Uint8Array(32), new Uint8Array()]]])]) {
+      assert.throws(() => receiptText({ ...args, receipt: bad }), /malformed stored receipt/)
+    }
   })
 
   test('failed contract creation; given bloom is used as is', () => {
     const bloom = new Uint8Array(256).fill(0xff)
     const out = wire(
-      formatReceipt({
+      receiptJson({
         ...receiptTx(txs[2]),
         sender,
         receipt: { status: 0, cumulativeGasUsed: 99_000n, logs: [] },
@@ -346,7 +370,7 @@ describe('formatReceipt / formatLog', () => {
   })
 
   test('empty logs give an all-zero bloom', () => {
-    const out = formatReceipt({
+    const out = receiptJson({
       ...receiptTx(txs[0]), sender, receipt: { status: 1, cumulativeGasUsed: 21000n, logs: [] }, gasUsed: 21000n,
       blockHash, blockNumber: 5n, index: 0, baseFee: BASE_FEE, firstLogIndex: 0, contractAddress: null,
     })
@@ -372,11 +396,14 @@ describe('receipt fields read from the bytes (readTxFields)', () => {
   test('type, recipient, nonce and price of every transaction type', () => {
     for (const tx of txs) {
       const fields = readTxFields(tx.serialize())
+      // what a receipt reads of a block's transaction, where it lies
+      const { type, to, nonce, maxFeePerGas, maxPriorityFeePerGas } = fields
+      assert.deepEqual(readReceiptTxFields(tx.serialize()), { type, to, nonce, maxFeePerGas, maxPriorityFeePerGas, blobCount: 0 })
       assert.equal(fields.type, tx.type)
       assert.equal(fields.to.length === 0 ? undefined : bytesToHex(fields.to), tx.to?.toString())
       assert.equal(fields.nonce, tx.nonce)
       for (const baseFee of [undefined, 0n, BASE_FEE, 2n * GWEI, 5n * GWEI]) {
-        const out = formatReceipt({
+        const out = receiptJson({
           ...receiptTx(tx), sender, receipt: { status: 1, cumulativeGasUsed: 21000n, logs: [] }, gasUsed: 21000n,
           blockHash, blockNumber: 5n, index: 0, baseFee, firstLogIndex: 0, contractAddress: null,
         })
@@ -396,12 +423,13 @@ describe('receipt fields read from the bytes (readTxFields)', () => {
     assert.equal(fields.nonce, 7n)
     assert.equal(fields.blobCount, 2)
     assert.equal(fields.maxFeePerBlobGas, 1n)
-    const out = formatReceipt({
+    const out = receiptJson({
       tx: fields, transactionHash: blockHash, common, sender, receipt: { status: 1, cumulativeGasUsed: 21000n, logs: [] }, gasUsed: 21000n,
       blockHash, blockNumber: 5n, index: 0, baseFee: GWEI, firstLogIndex: 0, contractAddress: null, blobGasPrice: 1n,
     })
     assert.equal(out.blobGasUsed, '0x40000')
     assert.equal(out.blobGasPrice, '0x1')
+    assert.deepEqual(readReceiptTxFields(Uint8Array.from([3, ...payload])), { type: 3, to: fields.to, nonce: 7n, maxFeePerGas: 3n * GWEI, maxPriorityFeePerGas: GWEI, blobCount: 2 })
     assert.throws(() => readTxFields(Uint8Array.from([5, ...payload])), { message: 'transaction type not supported' })
   })
 })

@@ -5,15 +5,14 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { createTxFromRLP } from '@ethereumjs/tx'
 import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, createWithdrawalFromBytesArray, generateAddress, hexToBytes } from '@ethereumjs/util'
-import { readTxFields } from '../../chain/tx-fields.js'
-import { decodeStoredReceipt, walkStoredReceipts } from '../../chain/receipts.js'
-import type { ReceiptRecord } from '../../chain/receipts.js'
+import { readReceiptTxFields, readTxFields } from '../../chain/tx-fields.js'
+import { walkStoredReceipts } from '../../chain/receipts.js'
 import type { BlockRecord } from '../../chain/view.js'
 import { RawJson } from '../context.js'
 import { formatBlock } from '../../json/block.js'
 import { encodeBlockLogs, formatLog } from '../../json/log.js'
 import type { EncodedLogs } from '../../json/log.js'
-import { formatReceipt } from '../../json/receipt.js'
+import { receiptText } from '../../json/receipt.js'
 import type { ReceiptTx } from '../../json/receipt.js'
 import { formatsFromFields, formatTransaction, formatTransactionFields } from '../../json/transaction.js'
 import type { TxLocation } from '../../json/transaction.js'
@@ -161,36 +160,28 @@ function receiptTextAt(record: BlockRecord, i: number): string {
   const index = receiptsIndex(record)
   const known = index.texts[i]
   if (known !== undefined) return known
-  const receipt = decodeStoredReceipt(record.receiptsRlp.subarray(index.starts[i], index.ends[i]))
-  const gasUsed = index.cumulativeGas[i]! - (i === 0 ? 0n : index.cumulativeGas[i - 1]!)
-  const text = receiptText(record, receipt, gasUsed, i, index.firstLogs[i]!)
+  const tx = readReceiptTxFields(record.rawTx(i))
+  const sender = record.senders[i]!
+  const text = flat(
+    receiptText({
+      tx,
+      transactionHash: record.txHashes[i]!,
+      common: record.header.common,
+      sender,
+      receipt: record.receiptsRlp.subarray(index.starts[i], index.ends[i]),
+      gasUsed: index.cumulativeGas[i]! - (i === 0 ? 0n : index.cumulativeGas[i - 1]!),
+      blockHash: record.hash,
+      blockNumber: record.number,
+      blockTimestamp: record.header.timestamp,
+      index: i,
+      baseFee: record.header.baseFeePerGas,
+      firstLogIndex: index.firstLogs[i]!,
+      contractAddress: contractAddressOf(tx, sender),
+      blobGasPrice: blobGasPriceOf(record),
+    }),
+  )
   index.texts[i] = text
   return text
-}
-
-function receiptText(record: BlockRecord, receipt: ReceiptRecord, gasUsed: bigint, i: number, firstLogIndex: number): string {
-  const tx = readTxFields(record.rawTx(i))
-  const sender = record.senders[i]
-  return flat(
-    JSON.stringify(
-      formatReceipt({
-        tx,
-        transactionHash: record.txHashes[i],
-        common: record.header.common,
-        sender,
-        receipt,
-        gasUsed,
-        blockHash: record.hash,
-        blockNumber: record.number,
-        blockTimestamp: record.header.timestamp,
-        index: i,
-        baseFee: record.header.baseFeePerGas,
-        firstLogIndex,
-        contractAddress: contractAddressOf(tx, sender),
-        blobGasPrice: blobGasPriceOf(record),
-      }),
-    ),
-  )
 }
 
 /** The block's blob gas price (a receipt of a blob transaction shows it), memoized: a header computes it anew. */
