@@ -49,6 +49,9 @@ function receiptOf([status, cumulative, logs]: StoredFields): ReceiptRecord {
 export interface StoredReceiptSpan {
   start: number
   end: number
+  /** its status, or before Byzantium its 32-byte state root */
+  statusStart: number
+  statusEnd: number
   gasStart: number
   gasEnd: number
   logsStart: number
@@ -62,26 +65,38 @@ export interface StoredReceiptSpan {
  * receipts' count.
  */
 export function walkStoredReceipts(rlp: Uint8Array, cursor: RlpCursor, visit: (index: number, span: StoredReceiptSpan) => void): number {
-  const span: StoredReceiptSpan = { start: 0, end: 0, gasStart: 0, gasEnd: 0, logsStart: 0, logsEnd: 0 }
+  const span = emptySpan()
   const c = cursor
   c.read(rlp, 0, rlp.length)
   if (!c.list) throw c.fail('not a list')
   const listEnd = c.end
   let i = 0
-  for (let pos = c.start; pos < listEnd; i++) {
-    c.read(rlp, pos, listEnd)
-    if (!c.list) throw c.fail(`receipt ${i} is not a list`)
-    span.start = pos
-    span.end = pos = c.end
-    c.read(rlp, c.start, span.end) // status, or the state root before Byzantium
-    c.read(rlp, c.end, span.end)
-    span.gasStart = c.start
-    span.gasEnd = c.end
-    c.read(rlp, c.end, span.end)
-    if (!c.list) throw c.fail(`receipt ${i}'s logs are not a list`)
-    span.logsStart = c.start
-    span.logsEnd = c.end
+  for (let pos = c.start; pos < listEnd; i++, pos = span.end) {
+    readStoredReceipt(rlp, pos, listEnd, c, span, i)
     visit(i, span)
   }
   return i
+}
+
+export const emptySpan = (): StoredReceiptSpan => ({ start: 0, end: 0, statusStart: 0, statusEnd: 0, gasStart: 0, gasEnd: 0, logsStart: 0, logsEnd: 0 })
+
+/**
+ * Reads where the parts of the stored receipt at `pos` lie (an item ending by `limit`: one of the
+ * block's receipts, or a receipt's own bytes) into `span`; `index` names it in the cursor's errors.
+ */
+export function readStoredReceipt(rlp: Uint8Array, pos: number, limit: number, c: RlpCursor, span: StoredReceiptSpan, index = 0): void {
+  c.read(rlp, pos, limit)
+  if (!c.list) throw c.fail(`receipt ${index} is not a list`)
+  span.start = pos
+  span.end = c.end
+  c.read(rlp, c.start, span.end)
+  span.statusStart = c.start
+  span.statusEnd = c.end
+  c.read(rlp, c.end, span.end)
+  span.gasStart = c.start
+  span.gasEnd = c.end
+  c.read(rlp, c.end, span.end)
+  if (!c.list) throw c.fail(`receipt ${index}'s logs are not a list`)
+  span.logsStart = c.start
+  span.logsEnd = c.end
 }

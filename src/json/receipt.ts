@@ -6,6 +6,7 @@ import type { Common } from '@ethereumjs/common'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { bytesToBigInt } from '@ethereumjs/util'
 import type { Bloom as BloomClass } from '@ethereumjs/vm'
+import { emptySpan, readStoredReceipt } from '../chain/receipts.js'
 import type { StoredLog } from '../chain/receipts.js'
 import type { ReceiptTxFields } from '../chain/tx-fields.js'
 import { importEthereumjsModule } from '../evm/evm-internals.js'
@@ -72,21 +73,14 @@ const malformed = (detail: string): Error => new Error(`malformed stored receipt
 export function receiptText(args: ReceiptArgs): string {
   const { tx, receipt: item } = args
   const c = new RlpCursor(malformed)
-  c.read(item, 0, item.length)
-  if (!c.list) throw malformed('not a list')
-  const end = c.end
-  c.read(item, c.start, end) // status, or the state root before Byzantium (EIP-658)
-  const statusStart = c.start
-  const statusEnd = c.end
-  c.read(item, c.end, end)
-  const cumulativeGasUsed = bytesToBigInt(item.subarray(c.start, c.end))
-  c.read(item, c.end, end)
-  if (!c.list) throw malformed('its logs are not a list')
-  const logsStart = c.start
-  const logsEnd = c.end
+  const span = emptySpan()
+  readStoredReceipt(item, 0, item.length, c, span, args.index)
+  const { statusStart, statusEnd, logsStart, logsEnd } = span
+  const cumulativeGasUsed = bytesToBigInt(item.subarray(span.gasStart, span.gasEnd))
   const logs = encodeReceiptLogs(item, logsStart, logsEnd, args.transactionHash, args.index, args.firstLogIndex, args)
   const bloom =
     args.logsBloom !== undefined ? bytesToHex(args.logsBloom) : logsStart === logsEnd ? EMPTY_BLOOM_HEX : bytesToHex(bloomOfLogs(item, c, logsStart, logsEnd, args.common))
+  // before Byzantium (EIP-658) a receipt holds the state root after its transaction instead of a status
   const outcome =
     statusEnd - statusStart === 32
       ? '"root":"' + bytesToHex(item.subarray(statusStart, statusEnd)) + '"'
