@@ -7,6 +7,7 @@ import { loadConfig } from '../../dist/config/load.js'
 import { devGenesis } from '../../dist/chain/genesis.js'
 import { scratchGenesis, startProducerWarmUp, throwawaySenders, warmUpDir } from '../../dist/chain/producer-warm-up.js'
 import { loadFastCrypto } from '../../dist/evm/crypto.js'
+import { WARM_UP_TOKEN_ADDRESS, WARM_UP_TOKEN_CODE } from '../../dist/chain/warm-up-token.js'
 
 function scratchDataDir(t) {
   const dataDir = mkdtempSync(join(tmpdir(), 'keel-pwu-'))
@@ -19,8 +20,9 @@ test('the warm-up mines its transfers on a scratch chain and deletes it, replaci
   mkdirSync(warmUpDir(dataDir))
   writeFileSync(join(warmUpDir(dataDir), 'LOCK'), 'left by a node that died mid warm-up')
   const progress = await startProducerWarmUp(config, devGenesis(24589), () => true, 3, 96).done
-  // every transfer mined: none refused by the pool, none left out of its block
-  assert.deepEqual(progress, { blocks: 3, transfers: 3 * 96 })
+  // every transfer mined: none refused by the pool, none left out of its block; the second block's token
+  // transfers all succeeded and logged (the senders' balances sit in the token's own slots)
+  assert.deepEqual(progress, { blocks: 3, transfers: 3 * 96, tokenTransfers: 96 })
   assert.equal(existsSync(warmUpDir(dataDir)), false)
   assert.deepEqual(readdirSync(dataDir), [], 'nothing else is written to the data folder')
 })
@@ -35,9 +37,14 @@ test("the scratch chain's genesis: the chain's fork schedule and system contract
   assert.deepEqual(scratch.config, genesis.config)
   assert.equal(scratch.gasLimit, genesis.gasLimit)
   const system = '0x0000f90827f1c53a10cb7a02335b175320002935' // EIP-2935's, which --dev deploys
-  assert.deepEqual(Object.keys(scratch.alloc).sort(), [system, ...senders.map((s) => s.address)].sort())
+  assert.deepEqual(Object.keys(scratch.alloc).sort(), [system, WARM_UP_TOKEN_ADDRESS, ...senders.map((s) => s.address)].sort())
   assert.deepEqual(scratch.alloc[system], genesis.alloc[system])
   assert.equal(senders.length, 64)
+  // the warm-up's token, holding a balance for each sender
+  const token = scratch.alloc[WARM_UP_TOKEN_ADDRESS]
+  assert.equal(token.code, WARM_UP_TOKEN_CODE)
+  assert.equal(Object.keys(token.storage).length, 64)
+  assert.ok(Object.values(token.storage).every((v) => BigInt(v) === 10n ** 24n))
 })
 
 test('the warm-up builds no block while the node has one to build', async (t) => {
@@ -48,7 +55,7 @@ test('the warm-up builds no block while the node has one to build', async (t) =>
   const warmUp = startProducerWarmUp(config, devGenesis(24589), () => (asked++, nodeIdle), 2, 32)
   setTimeout(() => (nodeIdle = true), 300)
   const progress = await warmUp.done
-  assert.deepEqual(progress, { blocks: 2, transfers: 64 })
+  assert.deepEqual(progress, { blocks: 2, transfers: 64, tokenTransfers: 32 })
   assert.ok(asked >= 5, `asked ${asked} times whether the node was idle in the 300 ms it was busy`)
   assert.ok(performance.now() - startedAt >= 300)
 })
@@ -62,7 +69,7 @@ test('stop() ends the warm-up after the block it is building', async (t) => {
     if (++asked === 2) warmUp.stop()
     return true
   }, 100, 16)
-  assert.deepEqual(await warmUp.done, { blocks: 2, transfers: 32 })
+  assert.deepEqual(await warmUp.done, { blocks: 2, transfers: 32, tokenTransfers: 16 })
   assert.equal(asked, 2)
   assert.equal(existsSync(warmUpDir(dataDir)), false)
 })
