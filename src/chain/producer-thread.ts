@@ -12,6 +12,10 @@ import { Keys } from './store/schema.js'
 import { startProducerWarmUp } from './producer-warm-up.js'
 import type { ProducerWarmUp } from './producer-warm-up.js'
 import { reportThreadHeap } from '../util/thread-heap.js'
+import { IdleCollection } from '../util/idle-collection.js'
+
+/** How long the producer waits with no submission and nothing to seal before its young generation is shrunk. */
+const IDLE_COLLECTION_MS = 6000
 
 if (parentPort === null) throw new Error('producer-thread must run as a worker thread')
 const port = parentPort
@@ -78,6 +82,9 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
     return post({ kind: 'fatal', message: (err as Error).message })
   }
 
+  // once per idle spell, the young generation a burst grew is given back (util/idle-collection.ts); a
+  // spell starts when the last submission is answered and its blocks are sealed
+  const idleCollection = new IdleCollection(IDLE_COLLECTION_MS, undefined, () => producer.idle)
   let warmUp: ProducerWarmUp | undefined
   /** builds the explorer's indexes of blocks written before they were kept (indexes/backfill.ts) */
   let indexBackfill: Promise<{ stop(): Promise<void> }> | undefined
@@ -85,10 +92,12 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
   port.on('message', (msg: ToProducer) => {
     switch (msg.kind) {
       case 'submit':
+        idleCollection.begin()
         // started in arrival order, as separate messages would be; one reply for all of them
-        Promise.all(msg.txs.map((tx) => producer.submit(tx).then(accepted, refused))).then((outcomes) =>
-          post({ kind: 'reply', id: msg.id, ok: true, result: outcomes, pendingTx: pendingTx.take() }),
-        )
+        Promise.all(msg.txs.map((tx) => producer.submit(tx).then(accepted, refused))).then((outcomes) => {
+          idleCollection.end()
+          post({ kind: 'reply', id: msg.id, ok: true, result: outcomes, pendingTx: pendingTx.take() })
+        })
         break
       case 'pool':
         producer.query(msg.query).then(
@@ -98,6 +107,7 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
         break
       case 'shutdown':
         shuttingDown = true
+        idleCollection.stop()
         warmUp?.stop()
         Promise.all([producer.close(), warmUp?.done, indexBackfill?.then((b) => b.stop())])
           .then(() => stream?.close())
@@ -118,6 +128,9 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
     () => {
       if (shuttingDown || config.noSeal) return
       warmUp = startProducerWarmUp(config, genesis, () => producer.idle)
+      // the warm-up's garbage is work too: the idle spell starts once its scratch chain is gone
+      idleCollection.begin()
+      void warmUp.done.then(() => idleCollection.end())
       indexBackfill = import('../indexes/backfill.js').then(({ startIndexBackfill }) => startIndexBackfill(config, level, producer.common, () => producer.idle))
     },
     (err: unknown) => post({ kind: 'fatal', message: `producer failed to load the VM: ${(err as Error).stack ?? err}` }),

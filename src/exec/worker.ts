@@ -20,7 +20,7 @@ import { headExecBlock, IDLE_WARM_UP_CALLS, warmUpOnce, warmUpWhileIdle } from '
 import { reportThreadHeap } from '../util/thread-heap.js'
 import { IdleCollection } from '../util/idle-collection.js'
 
-/** How long a worker waits with no call before its heap is collected (src/util/idle-collection.ts). */
+/** How long a worker waits with no call before its young generation is shrunk (src/util/idle-collection.ts). */
 const IDLE_COLLECTION_MS = 6000
 
 async function createEngine(): Promise<{ engine: ExecEngine; head: ExecBlock | undefined }> {
