@@ -12,10 +12,7 @@ import { Keys } from './store/schema.js'
 import { startProducerWarmUp } from './producer-warm-up.js'
 import type { ProducerWarmUp } from './producer-warm-up.js'
 import { reportThreadHeap } from '../util/thread-heap.js'
-import { IdleCollection } from '../util/idle-collection.js'
-
-/** How long the producer waits with no submission and nothing to seal before its young generation is shrunk. */
-const IDLE_COLLECTION_MS = 6000
+import { IDLE_COLLECTION_MS, IdleCollection } from '../util/idle-collection.js'
 
 if (parentPort === null) throw new Error('producer-thread must run as a worker thread')
 const port = parentPort

@@ -18,10 +18,7 @@ import type { WireResult } from './result-wire.js'
 import type { ExecBlock } from './types.js'
 import { headExecBlock, IDLE_WARM_UP_CALLS, warmUpOnce, warmUpWhileIdle } from './warm-up.js'
 import { reportThreadHeap } from '../util/thread-heap.js'
-import { IdleCollection } from '../util/idle-collection.js'
-
-/** How long a worker waits with no call before its young generation is shrunk (src/util/idle-collection.ts). */
-const IDLE_COLLECTION_MS = 6000
+import { IDLE_COLLECTION_MS, IdleCollection } from '../util/idle-collection.js'
 
 async function createEngine(): Promise<{ engine: ExecEngine; head: ExecBlock | undefined }> {
   const init = workerData as ExecPoolInit

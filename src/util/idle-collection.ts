@@ -39,6 +39,9 @@ function exposedGc(): Gc | null {
 /** When the first scavenge runs, in ms of an idle spell. */
 const SCAVENGE_AFTER_MS = 1000
 
+/** The idle time before the closing scavenge, for every thread that runs one (call workers, the producer). */
+export const IDLE_COLLECTION_MS = 6000
+
 export class IdleCollection {
   private open = 0
   private lastEnd = performance.now()
