@@ -63,8 +63,9 @@ export async function orderedTrieRootSliced(
 
 /** The keys RLP(0), RLP(1), ... of `values`, in key order. */
 function indexItems(values: Uint8Array[]): TrieItem[] {
-  const items: TrieItem[] = values.map((value, i) => ({ nibbles: toNibbles(RLP.encode(i)), value }))
-  items.sort((a, b) => compareNibbles(a.nibbles, b.nibbles))
+  const items: TrieItem[] = new Array(values.length)
+  for (let i = 0; i < values.length; i++) items[i] = { nibbles: toNibbles(RLP.encode(i)), value: values[i] }
+  items.sort(compareItems)
   return items
 }
 
@@ -73,14 +74,15 @@ function indexItems(values: Uint8Array[]): TrieItem[] {
  * the most with their neighbours). RLP is prefix-free, so no index key ends inside another's path.
  */
 function leafDepth(items: readonly TrieItem[], i: number): number {
-  const shared = (a: Uint8Array, b: Uint8Array): number => {
-    let n = 0
-    while (n < a.length && n < b.length && a[n] === b[n]) n++
-    return n
-  }
-  const before = i > 0 ? shared(items[i - 1].nibbles, items[i].nibbles) : -1
-  const after = i + 1 < items.length ? shared(items[i].nibbles, items[i + 1].nibbles) : -1
+  const before = i > 0 ? sharedPrefix(items[i - 1].nibbles, items[i].nibbles) : -1
+  const after = i + 1 < items.length ? sharedPrefix(items[i].nibbles, items[i + 1].nibbles) : -1
   return Math.max(before, after) + 1
+}
+
+function sharedPrefix(a: Uint8Array, b: Uint8Array): number {
+  let n = 0
+  while (n < a.length && n < b.length && a[n] === b[n]) n++
+  return n
 }
 
 /**
@@ -161,6 +163,11 @@ export function toNibbles(bytes: Uint8Array): Uint8Array {
     out[2 * i + 1] = bytes[i] & 15
   }
   return out
+}
+
+/** Items in key order (Array.prototype.sort's comparator). */
+export function compareItems(a: TrieItem, b: TrieItem): number {
+  return compareNibbles(a.nibbles, b.nibbles)
 }
 
 export function compareNibbles(a: Uint8Array, b: Uint8Array): number {

@@ -1,7 +1,7 @@
 // Entry of the producer worker thread: the only writer of the chain database.
 
 import { parentPort } from 'node:worker_threads'
-import type { FromProducer, ProducerInit, SubmitOutcome, ToProducer } from './messages.js'
+import type { FromProducer, ProducerInit, SubmitOutcome, ToProducer, TxWire } from './messages.js'
 import { join } from 'node:path'
 import { bytesToHex } from '@ethereumjs/util'
 import { errorShape, headInfo, Producer } from './producer.js'
@@ -86,12 +86,15 @@ async function run({ config, genesis }: ProducerInit): Promise<void> {
   /** builds the explorer's indexes of blocks written before they were kept (indexes/backfill.ts) */
   let indexBackfill: Promise<{ stop(): Promise<void> }> | undefined
   let shuttingDown = false
+  // made once, not per message: V8 keeps a closure's optimized code only while a closure of it lives
+  // (see StorageTrieNodes in store/bulk-flush-sm.ts)
+  const submitOne = (tx: TxWire): Promise<SubmitOutcome> => producer.submit(tx).then(accepted, refused)
   port.on('message', (msg: ToProducer) => {
     switch (msg.kind) {
       case 'submit':
         idleCollection.begin()
         // started in arrival order, as separate messages would be; one reply for all of them
-        Promise.all(msg.txs.map((tx) => producer.submit(tx).then(accepted, refused))).then((outcomes) => {
+        Promise.all(msg.txs.map(submitOne)).then((outcomes) => {
           idleCollection.end()
           post({ kind: 'reply', id: msg.id, ok: true, result: outcomes, pendingTx: pendingTx.take() })
         })

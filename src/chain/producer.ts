@@ -549,10 +549,16 @@ export class Producer {
     const number = header.number
     const hash = header.hash()
     const headerRlp = header.serialize()
-    const bodyRlp = encodeBody(
-      built.encodedTxs,
-      included.map((p) => trustedHexToBytes(p.sender)),
-    )
+    // loops rather than closures made per block: see StorageTrieNodes (store/bulk-flush-sm.ts)
+    const senders: Uint8Array[] = new Array(included.length)
+    const txHashes: string[] = new Array(included.length)
+    const txHashBytes: Uint8Array[] = new Array(included.length)
+    for (let i = 0; i < included.length; i++) {
+      senders[i] = trustedHexToBytes(included[i].sender)
+      txHashes[i] = included[i].hash
+      txHashBytes[i] = trustedHexToBytes(txHashes[i])
+    }
+    const bodyRlp = encodeBody(built.encodedTxs, senders)
     const receiptItems: Uint8Array[] = new Array(receipts.length)
     for (let i = 0; i < receipts.length; i++) {
       if (turns.due) await turns.turn()
@@ -562,14 +568,13 @@ export class Producer {
     if (turns.due) await turns.turn()
     const trie = await this.trieOps(number, turns)
     const ops: LevelOp[] = [...trie.nodes, ...trie.prune]
-    const txHashes = included.map((p) => p.hash)
     await pushBlockRecord(ops, {
       number,
       hash,
       headerRlp,
       bodyRlp,
       receiptsRlp,
-      txHashes: txHashes.map((h) => trustedHexToBytes(h)),
+      txHashes: txHashBytes,
       receipts,
       logsBloom: header.logsBloom,
     }, turns)

@@ -72,47 +72,29 @@ export function readTxFields(raw: Uint8Array): TxFields {
   }
 
   let i = 0
-  const num = (name: string, maxBytes: number): bigint => {
-    const b = values[i++]
-    if (!(b instanceof Uint8Array)) throw invalidTransaction(`rlp: expected input string or byte for ${name}`)
-    if (b.length > 0 && b[0] === 0) throw invalidTransaction(`rlp: non-canonical integer (leading zero bytes) for ${name}`)
-    if (b.length > maxBytes) throw invalidTransaction(`rlp: input string too long for ${name}`)
-    return bytesToBigInt(b)
-  }
-  const bytes = (name: string): Uint8Array => {
-    const b = values[i++]
-    if (!(b instanceof Uint8Array)) throw invalidTransaction(`rlp: expected input string or byte for ${name}`)
-    return b
-  }
-  const list = (name: string): number => {
-    const l = values[i++]
-    if (!Array.isArray(l)) throw invalidTransaction(`rlp: expected input list for ${name}`)
-    return l.length
-  }
-
-  const chainId = type === 0 ? undefined : num('chainId', 32)
-  const nonce = num('nonce', 8)
+  const chainId = type === 0 ? undefined : num(values, i++, 'chainId', 32)
+  const nonce = num(values, i++, 'nonce', 8)
   let maxPriorityFeePerGas: bigint
   let maxFeePerGas: bigint
   if (type === 0 || type === 1) {
-    maxFeePerGas = maxPriorityFeePerGas = num('gasPrice', 32)
+    maxFeePerGas = maxPriorityFeePerGas = num(values, i++, 'gasPrice', 32)
   } else {
-    maxPriorityFeePerGas = num('maxPriorityFeePerGas', 32)
-    maxFeePerGas = num('maxFeePerGas', 32)
+    maxPriorityFeePerGas = num(values, i++, 'maxPriorityFeePerGas', 32)
+    maxFeePerGas = num(values, i++, 'maxFeePerGas', 32)
   }
-  const gasLimit = num('gas', 8)
-  const to = bytes('to')
+  const gasLimit = num(values, i++, 'gas', 8)
+  const to = bytes(values, i++, 'to')
   if (to.length !== 0 && to.length !== 20) throw invalidTransaction(`rlp: input string of wrong size for to`)
   if (type === 4 && to.length === 0) throw invalidTransaction('rlp: input string too short for common.Address, decoding into (types.SetCodeTx).To')
-  const value = num('value', 32)
-  const data = bytes('data')
-  const accessListLength = type !== 0 ? list('accessList') : 0
-  const authorizationCount = type === 4 ? list('authorizationList') : 0
-  const maxFeePerBlobGas = type === 3 ? num('maxFeePerBlobGas', 32) : undefined
-  const blobCount = type === 3 ? list('blobVersionedHashes') : 0
-  const v = num(type === 0 ? 'v' : 'yParity', 32)
-  const r = num('r', 32)
-  const s = num('s', 32)
+  const value = num(values, i++, 'value', 32)
+  const data = bytes(values, i++, 'data')
+  const accessListLength = type !== 0 ? list(values, i++, 'accessList') : 0
+  const authorizationCount = type === 4 ? list(values, i++, 'authorizationList') : 0
+  const maxFeePerBlobGas = type === 3 ? num(values, i++, 'maxFeePerBlobGas', 32) : undefined
+  const blobCount = type === 3 ? list(values, i++, 'blobVersionedHashes') : 0
+  const v = num(values, i++, type === 0 ? 'v' : 'yParity', 32)
+  const r = num(values, i++, 'r', 32)
+  const s = num(values, i++, 's', 32)
 
   let legacyChainId: bigint | undefined
   if (type === 0 && v !== 27n && v !== 28n && v !== 0n && v !== 1n) {
@@ -139,6 +121,28 @@ export function readTxFields(raw: Uint8Array): TxFields {
     blobCount,
     values,
   }
+}
+
+// module-level functions rather than closures made per call: V8 keeps a closure's optimized code only
+// while a closure of it lives (see StorageTrieNodes in store/bulk-flush-sm.ts)
+function num(values: NestedUint8Array, i: number, name: string, maxBytes: number): bigint {
+  const b = values[i]
+  if (!(b instanceof Uint8Array)) throw invalidTransaction(`rlp: expected input string or byte for ${name}`)
+  if (b.length > 0 && b[0] === 0) throw invalidTransaction(`rlp: non-canonical integer (leading zero bytes) for ${name}`)
+  if (b.length > maxBytes) throw invalidTransaction(`rlp: input string too long for ${name}`)
+  return bytesToBigInt(b)
+}
+
+function bytes(values: NestedUint8Array, i: number, name: string): Uint8Array {
+  const b = values[i]
+  if (!(b instanceof Uint8Array)) throw invalidTransaction(`rlp: expected input string or byte for ${name}`)
+  return b
+}
+
+function list(values: NestedUint8Array, i: number, name: string): number {
+  const l = values[i]
+  if (!Array.isArray(l)) throw invalidTransaction(`rlp: expected input list for ${name}`)
+  return l.length
 }
 
 /** What a receipt shows of its transaction (json/receipt.ts). */

@@ -81,8 +81,14 @@ class LoadedBlock implements BlockRecord {
   ) {
     this.number = header.number
     this.hash = bytesToHex(header.hash())
-    this.senders = senders.map((s) => bytesToHex(s))
-    this.txHashes = knownTxHashes ?? rawTxs.map((raw) => bytesToHex(keccak(raw)))
+    // loops rather than closures made per block: see StorageTrieNodes (store/bulk-flush-sm.ts)
+    this.senders = new Array(senders.length)
+    for (let i = 0; i < senders.length; i++) this.senders[i] = bytesToHex(senders[i])
+    if (knownTxHashes !== undefined) this.txHashes = knownTxHashes
+    else {
+      this.txHashes = new Array(rawTxs.length)
+      for (let i = 0; i < rawTxs.length; i++) this.txHashes[i] = bytesToHex(keccak(rawTxs[i]))
+    }
   }
 
   rawTx(index: number): Uint8Array {

@@ -26,6 +26,8 @@ export const PATCHED_FILES: ReadonlyArray<{ pkg: string; file: string; marker: s
   { pkg: '@ethereumjs/evm', file: 'opcodes/functions.js', marker: 'function keelWriteWord(' },
   { pkg: '@ethereumjs/evm', file: 'interpreter.js', marker: 'opHandler(this._runState, this.common);' },
   { pkg: '@ethereumjs/evm', file: 'journal.js', marker: 'const KEEL_NO_SLOTS = new Set()' },
+  { pkg: '@ethereumjs/evm', file: 'opcodes/gas.js', marker: 'async function keelLoadSlot(' },
+  { pkg: '@ethereumjs/mpt', file: 'db/checkpointDB.js', marker: 'const convertedOps = new Array(opStack.length)' },
   { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'padded.set(msg, right ? 0 : length - msg.length)' },
   { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'const nativeHexSlice = Buffer.prototype.hexSlice' },
   { pkg: '@ethereumjs/util', file: 'bytes.js', marker: 'function smallBytesToBigInt(' },

@@ -34,10 +34,12 @@ const ADDRESS_BYTES = 20
 
 /** The transactions of a stored block as the indexes need them. */
 export function indexedTxs(rawTxs: readonly Uint8Array[], senders: readonly Uint8Array[], hashes: readonly Uint8Array[], receipts: readonly ReceiptRecord[]): IndexedTx[] {
-  return rawTxs.map((raw, i) => {
-    const fields = readTxFields(raw)
-    return { hash: hashes[i], sender: senders[i], nonce: fields.nonce, to: fields.to, ok: receipts[i].status === 1 }
-  })
+  const out: IndexedTx[] = new Array(rawTxs.length)
+  for (let i = 0; i < rawTxs.length; i++) {
+    const fields = readTxFields(rawTxs[i])
+    out[i] = { hash: hashes[i], sender: senders[i], nonce: fields.nonce, to: fields.to, ok: receipts[i].status === 1 }
+  }
+  return out
 }
 
 /** A transaction's part of the indexes from its top-level fields alone. */
@@ -102,21 +104,28 @@ export function pushIndexOps(ops: LevelOp[], number: bigint, txs: readonly Index
 
 /** A block's frames as the block message and the outbox carry them: RLP [[addresses, [[contract, creator]…]]…]. */
 export function encodeFrames(frames: readonly TxFrames[]): unknown[] {
-  return frames.map((f) => [f.addresses, f.creations])
+  return frames.map(encodeTxFrames)
+}
+
+// module-level functions rather than closures made per block: see StorageTrieNodes (bulk-flush-sm.ts)
+function encodeTxFrames(f: TxFrames): unknown[] {
+  return [f.addresses, f.creations]
 }
 
 /** Frames as encodeFrames wrote them; throws on anything else. */
 export function decodeFrames(raw: unknown): TxFrames[] {
   if (!Array.isArray(raw)) throw new Error('frames are not a list')
-  return raw.map((tx: unknown) => {
-    if (!Array.isArray(tx) || tx.length !== 2 || !Array.isArray(tx[0]) || !Array.isArray(tx[1])) throw new Error('a transaction\'s frames are not [addresses, creations]')
-    const addresses = (tx[0] as unknown[]).map(address)
-    const creations = (tx[1] as unknown[]).map((c): [Uint8Array, Uint8Array] => {
-      if (!Array.isArray(c) || c.length !== 2) throw new Error('a creation is not [contract, creator]')
-      return [address(c[0]), address(c[1])]
-    })
-    return { addresses, creations }
-  })
+  return raw.map(decodeTxFrames)
+}
+
+function decodeTxFrames(tx: unknown): TxFrames {
+  if (!Array.isArray(tx) || tx.length !== 2 || !Array.isArray(tx[0]) || !Array.isArray(tx[1])) throw new Error('a transaction\'s frames are not [addresses, creations]')
+  return { addresses: (tx[0] as unknown[]).map(address), creations: (tx[1] as unknown[]).map(creation) }
+}
+
+function creation(c: unknown): [Uint8Array, Uint8Array] {
+  if (!Array.isArray(c) || c.length !== 2) throw new Error('a creation is not [contract, creator]')
+  return [address(c[0]), address(c[1])]
 }
 
 function address(v: unknown): Uint8Array {
@@ -127,11 +136,10 @@ function address(v: unknown): Uint8Array {
 
 /** The producer's included transactions as the indexes need them. */
 export function indexedPooledTxs(included: readonly PooledTx[], receipts: readonly ReceiptRecord[]): IndexedTx[] {
-  return included.map((p, i) => ({
-    hash: trustedHexToBytes(p.hash),
-    sender: trustedHexToBytes(p.sender),
-    nonce: p.nonce,
-    to: p.to ?? EMPTY,
-    ok: receipts[i].status === 1,
-  }))
+  const out: IndexedTx[] = new Array(included.length)
+  for (let i = 0; i < included.length; i++) {
+    const p = included[i]
+    out[i] = { hash: trustedHexToBytes(p.hash), sender: trustedHexToBytes(p.sender), nonce: p.nonce, to: p.to ?? EMPTY, ok: receipts[i].status === 1 }
+  }
+  return out
 }

@@ -7,7 +7,7 @@
 import { RLP } from '@ethereumjs/rlp'
 import { equalsBytes, KECCAK256_RLP } from '@ethereumjs/util'
 import type { TrieItem } from '../ordered-trie.js'
-import { compareNibbles, hexPrefix, TrieNodeBuilder } from '../ordered-trie.js'
+import { compareItems, compareNibbles, hexPrefix, TrieNodeBuilder } from '../ordered-trie.js'
 import type { TimeSlicer } from '../../util/time-slicer.js'
 import { decodeNodeViews } from './trie-node.js'
 
@@ -36,7 +36,7 @@ export async function bulkUpdateTrie(
   slicer?: TimeSlicer,
 ): Promise<Uint8Array> {
   if (items.length === 0) return root
-  items.sort((a, b) => compareNibbles(a.nibbles, b.nibbles))
+  items.sort(compareItems)
   const updater = new BulkUpdater(db, items, keccak, slicer)
   const start = equalsBytes(root, KECCAK256_RLP) ? null : await updater.load(root)
   const updated = await updater.apply(start, 0, 0, items.length)

@@ -132,8 +132,13 @@ export class TrieReader {
     if (cached !== undefined && sameHash(cached, ref, at)) return cached
     const hash = ref.subarray(at, at + HASH)
     const bytes = this.source.fetch(keyPrefix + bytesToUnprefixedHex(hash))
-    if (bytes instanceof Promise) return bytes.then((b) => this.loaded(cacheKey, hash, b))
+    if (bytes instanceof Promise) return this.loadedLater(cacheKey, hash, bytes)
     return this.loaded(cacheKey, hash, bytes)
+  }
+
+  /** A method, not a closure made per fetch: see StorageTrieNodes (bulk-flush-sm.ts). */
+  private async loadedLater(cacheKey: number, hash: Uint8Array, fetching: Promise<Uint8Array | undefined>): Promise<Uint8Array> {
+    return this.loaded(cacheKey, hash, await fetching)
   }
 
   private loaded(cacheKey: number, hash: Uint8Array, bytes: Uint8Array | undefined): Uint8Array {
