@@ -8,7 +8,7 @@
 //
 //   npm run build && node bench/macro/recompiles.js [erc20|native] [--per-sender 200]
 
-import { closeSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs'
+import { closeSync, openSync, readSync, rmSync, statSync } from 'node:fs'
 import { flagValue as opt } from '../lib/args.js'
 import { startKeel } from './nodes.js'
 import { prepare, signTransfers, submitTransfers } from './scenarios.js'

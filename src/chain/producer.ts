@@ -580,7 +580,7 @@ export class Producer {
     }, turns)
     if (turns.due) await turns.turn()
     const frames = this.frames.take()
-    pushIndexOps(ops, number, indexedPooledTxs(included, receipts), frames)
+    pushIndexOps(ops, number, indexedPooledTxs(included, senders, txHashBytes, receipts), frames)
     for (const ptx of included) {
       if (turns.due) await turns.turn()
       ops.push({ type: 'del', key: Keys.pooledTx(trustedHexToBytes(ptx.hash)) })

@@ -14,7 +14,6 @@ import type { ReceiptRecord } from '../chain/receipts.js'
 import type { LevelOp } from '../chain/store/state-db.js'
 import { Keys, Prefix } from '../chain/store/schema.js'
 import type { PooledTx } from '../chain/pooled-tx.js'
-import { trustedHexToBytes } from '../util/hex.js'
 import { sameAddress } from './frames.js'
 import type { TxFrames } from './frames.js'
 
@@ -134,12 +133,12 @@ function address(v: unknown): Uint8Array {
 }
 
 
-/** The producer's included transactions as the indexes need them. */
-export function indexedPooledTxs(included: readonly PooledTx[], receipts: readonly ReceiptRecord[]): IndexedTx[] {
+/** The producer's included transactions as the indexes need them (`senders`, `hashes`: their bytes, in order). */
+export function indexedPooledTxs(included: readonly PooledTx[], senders: readonly Uint8Array[], hashes: readonly Uint8Array[], receipts: readonly ReceiptRecord[]): IndexedTx[] {
   const out: IndexedTx[] = new Array(included.length)
   for (let i = 0; i < included.length; i++) {
     const p = included[i]
-    out[i] = { hash: trustedHexToBytes(p.hash), sender: trustedHexToBytes(p.sender), nonce: p.nonce, to: p.to ?? EMPTY, ok: receipts[i].status === 1 }
+    out[i] = { hash: hashes[i], sender: senders[i], nonce: p.nonce, to: p.to ?? EMPTY, ok: receipts[i].status === 1 }
   }
   return out
 }
