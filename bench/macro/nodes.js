@@ -2,7 +2,7 @@
 // CPU time and peak RSS from /proc.
 
 import { spawn } from 'node:child_process'
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -95,4 +95,9 @@ export function peakRssMiB(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   const m = /VmHWM:\s+(\d+) kB/.exec(status)
   return m ? Math.round(Number(m[1]) / 1024) : NaN
+}
+
+/** Sets VmHWM back to the current RSS (Linux's clear_refs "5"), so that a later peak is one phase's own. */
+export function resetPeakRss(pid) {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5')
 }
