@@ -121,9 +121,9 @@ function sustainedScenarios(quick) {
 }
 
 /**
- * Waits (up to 3 s) until the node is nearly idle: requests the load generator abandoned at the end of a
- * scenario (anvil takes ~0.1-0.2 s of CPU for one full block of the transfers) would otherwise run on
- * into the next measurement, of either node.
+ * Waits (up to `maxMs`, 3 s by default) until the node is nearly idle: requests the load generator
+ * abandoned at the end of a scenario (anvil takes ~0.1-0.2 s of CPU for one full block of the transfers)
+ * would otherwise run on into the next measurement, of either node.
  */
 async function settle(node, maxMs = 3000) {
   for (let i = 0; i < maxMs / 200; i++) {
