@@ -581,9 +581,9 @@ export class Producer {
     if (turns.due) await turns.turn()
     const frames = this.frames.take()
     pushIndexOps(ops, number, indexedPooledTxs(included, senders, txHashBytes, receipts), frames)
-    for (const ptx of included) {
+    for (let i = 0; i < txHashBytes.length; i++) {
       if (turns.due) await turns.turn()
-      ops.push({ type: 'del', key: Keys.pooledTx(trustedHexToBytes(ptx.hash)) })
+      ops.push({ type: 'del', key: Keys.pooledTx(txHashBytes[i]) })
     }
     for (const ptx of invalid) ops.push({ type: 'del', key: Keys.pooledTx(trustedHexToBytes(ptx.hash)) })
     if (turns.due) await turns.turn()
