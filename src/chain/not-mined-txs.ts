@@ -8,6 +8,11 @@
 // lands between the two (automine: blocks only when transactions arrive) is never reported to it as new.
 // A read of the index can still see that block land; an answer from memory cannot, and made such waits
 // hang (one in eight under load in the state-history test).
+//
+// A transaction this node's pool (or, on a replica, the producer's) accepted is recorded as missing too,
+// with the epoch taken before it was handed over: accepted, it was not in any block up to the pool's head,
+// which is at or past this view's. The receipt polls of a transaction still waiting for its block then
+// never read the index, not even the first (bench/README.md, "where a mined transfer's time goes").
 
 import { LruMap } from '../util/lru.js'
 
@@ -34,6 +39,11 @@ export class NotMinedTxs {
 
   recordMiss(hash: string, epoch: number): void {
     if (epoch === this.blocksApplied && this.hashes.get(hash) === undefined) this.hashes.set(hash, epoch)
+  }
+
+  /** A transaction the pool accepted; `epoch` taken before it was handed to the pool. */
+  recordAccepted(hash: string, epoch: number): void {
+    this.recordMiss(hash, epoch)
   }
 
   /** Called with each block's transaction hashes when the block is applied, before it is read from. */

@@ -238,6 +238,16 @@ export class ChainView {
     return this.notMined.has(hash)
   }
 
+  /** Taken before a transaction is handed to the pool, and handed back to `acceptedNotMined`. */
+  get notMinedEpoch(): number {
+    return this.notMined.epoch
+  }
+
+  /** A transaction the pool accepted is not mined by the head it was handed over at (not-mined-txs.ts). */
+  acceptedNotMined(hash: string, epoch: number): void {
+    this.notMined.recordAccepted(hash, epoch)
+  }
+
   async txLocation(hash: string): Promise<{ number: bigint; index: number } | undefined> {
     const recent = this.recentTxs.get(hash)
     if (recent !== undefined) return recent

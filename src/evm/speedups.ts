@@ -35,7 +35,7 @@ export const PATCHED_FILES: ReadonlyArray<{ pkg: string; file: string; marker: s
   { pkg: '@ethereumjs/rlp', file: 'index.js', marker: 'function decodeAt(' },
   { pkg: '@ethereumjs/vm', file: 'runTx.js', marker: 'opts.keelSkipSenderCodeCheck !== true' },
   { pkg: '@ethereumjs/vm', file: 'runTx.js', marker: 'opts.keelNoBaseFee === true' },
-  { pkg: '@ethereumjs/vm', file: 'bloom/index.js', marker: 'const first2bytes = (e[i * 2] << 8) | e[i * 2 + 1];' },
+  { pkg: '@ethereumjs/vm', file: 'bloom/index.js', marker: 'const packed = bitPositions(e, this.keccakFunction);' },
   { pkg: '@ethereumjs/tx', file: 'util/internal.js', marker: 'opts.keelNoGasLimitCap !== true' },
   { pkg: '@ethereumjs/tx', file: 'capabilities/legacy.js', marker: 'const known = tx.cache.keelSenderAddress' },
 ]

@@ -1,6 +1,7 @@
 // The memory of hashes the transaction index did not hold: a miss answers "not mined" once a block has
 // been applied since it was found (never at the head it was found at), until a block holding the hash is
-// applied; a lookup that raced a block records nothing; it stays bounded.
+// applied; a lookup that raced a block records nothing; a transaction the pool accepted counts the same
+// way from the head it was handed over at; it stays bounded.
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -48,4 +49,22 @@ test('bounded: the least recently asked hashes are dropped', () => {
   for (let n = 0; n < 1000; n++) if (notMined.has(hash(n))) held++
   assert.ok(held > 0 && held <= 10, `${held} held`)
   assert.equal(notMined.has(hash(999)), true)
+})
+
+test('a transaction the pool accepted: not mined from the next block on; a block applied during the hand-over voids it', () => {
+  const notMined = new NotMinedTxs(100)
+  const before = notMined.epoch
+  notMined.recordAccepted(hash(20), before)
+  assert.equal(notMined.has(hash(20)), false, 'at the head it was accepted at, the index is read')
+  notMined.blockApplied([hash(21)])
+  assert.equal(notMined.has(hash(20)), true, 'its receipt polls after a block without it read memory')
+  notMined.blockApplied([hash(20)])
+  assert.equal(notMined.has(hash(20)), false, 'mined')
+
+  // the block holding it applied before the pool's answer came back: nothing recorded
+  const handedOverAt = notMined.epoch
+  notMined.blockApplied([hash(22)])
+  notMined.recordAccepted(hash(22), handedOverAt)
+  notMined.blockApplied([])
+  assert.equal(notMined.has(hash(22)), false)
 })

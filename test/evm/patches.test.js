@@ -108,6 +108,41 @@ test('RLP headers at the length boundaries, scalar inputs, stream decoding and t
   assert.deepEqual(decodeRlp(hexlify(RLP.encode(RLP.decode(first)))), decodeRlp(hexlify(first)))
 })
 
+test('the logs bloom with its remembered bit positions sets the bits keccak gives, for repeated, new and many items', async () => {
+  const { importEthereumjsModule } = await import('../../dist/evm/evm-internals.js')
+  const { Bloom } = await importEthereumjsModule('@ethereumjs/vm', 'bloom/index.js')
+  const { keccak_256 } = await import('@noble/hashes/sha3.js')
+  // the yellow paper's M3:2048: the low 11 bits of each of the hash's first three byte pairs
+  const expected = (items) => {
+    const bits = new Uint8Array(256)
+    for (const item of items) {
+      const h = keccak_256(item)
+      for (let i = 0; i < 3; i++) {
+        const loc = ((h[2 * i] << 8) | h[2 * i + 1]) & 2047
+        bits[255 - (loc >> 3)] |= 1 << (loc & 7)
+      }
+    }
+    return bytesToHex(bits)
+  }
+  const item = (n, length) => Uint8Array.from({ length }, (_, k) => (n * 131 + k * 17) & 255)
+  // 10,000 distinct items: the memo is emptied twice over; every set is checked on its first and its
+  // repeated use, and an address and a topic of the same leading bytes stay apart
+  for (let n = 0; n < 5000; n++) {
+    const items = [item(n, 20), item(n, 32), item(n % 7, 32), item(n + 1, 20).subarray(0, 20)]
+    for (let round = 0; round < 2; round++) {
+      const bloom = new Bloom()
+      for (const e of items) bloom.add(e)
+      assert.equal(bytesToHex(bloom.bitvector), expected(items), `items of ${n}, round ${round}`)
+      for (const e of items) assert.equal(bloom.check(e), true)
+    }
+  }
+  const view = new Uint8Array(64)
+  view.set(item(3, 32), 16)
+  const bloom = new Bloom()
+  bloom.add(view.subarray(16, 48))
+  assert.equal(bytesToHex(bloom.bitvector), expected([item(3, 32)]), 'a view into a larger buffer')
+})
+
 test('EVM memory grows past its first buffer (1 KiB, 8 KiB, 12 KiB) and reads back what was written', async () => {
   const { createEVM } = await import('@ethereumjs/evm')
   const word = Uint8Array.from({ length: 32 }, (_, i) => i + 1)

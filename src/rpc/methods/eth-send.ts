@@ -37,7 +37,11 @@ export function sendMethods(deps: MethodDeps): Record<string, MethodHandler> {
 
   const submit = async (raw: unknown): Promise<{ hash: string; nextBlock: boolean }> => {
     if (typeof raw !== 'string') p.data(raw, 0)
-    return deps.producer.submit(admitRawTransaction(raw as string, deps.intake))
+    const epoch = view.notMinedEpoch
+    const accepted = await deps.producer.submit(admitRawTransaction(raw as string, deps.intake))
+    // its receipt polls until it is mined are answered from memory, not the tx index
+    view.acceptedNotMined(accepted.hash, epoch)
+    return accepted
   }
 
   return {
