@@ -110,9 +110,19 @@ export function receiptText(args: ReceiptArgs): string {
   )
 }
 
-/** The bloom of the logs whose list payload is item[logsStart, logsEnd): their addresses and topics. */
+/**
+ * The bits bloomOfLogs sets, reused: its bloom is written out as hex at once, and a fresh 256-byte array
+ * per receipt read lives outside V8's heap (allocated, tracked and freed each time).
+ */
+const scratchBloom = new Uint8Array(256)
+
+/**
+ * The bloom of the logs whose list payload is item[logsStart, logsEnd): their addresses and topics. The
+ * bytes are a shared buffer, valid until the next call: the caller encodes them before anything else runs.
+ */
 function bloomOfLogs(item: Uint8Array, c: RlpCursor, logsStart: number, logsEnd: number, common: Common): Uint8Array {
-  const bloom = new Bloom(undefined, common)
+  scratchBloom.fill(0)
+  const bloom = new Bloom(scratchBloom, common)
   for (let pos = logsStart; pos < logsEnd; ) {
     c.read(item, pos, logsEnd)
     const logEnd = c.end
