@@ -12,7 +12,8 @@
 // A transaction this node's pool (or, on a replica, the producer's) accepted is recorded as missing too,
 // with the epoch taken before it was handed over: accepted, it was not in any block up to the pool's head,
 // which is at or past this view's. The receipt polls of a transaction still waiting for its block then
-// never read the index, not even the first (bench/README.md, "where a mined transfer's time goes").
+// never read the index, not even the first (docs/measurements.md, "receipt polls of transactions still
+// pending").
 
 import { LruMap } from '../util/lru.js'
 
