@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync, readdirSync } from 'node:fs'
 import { test } from 'node:test'
-import { bigIntToBytes, bytesToHex, setLengthLeft, setLengthRight } from '@ethereumjs/util'
+import { bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft, setLengthRight } from '@ethereumjs/util'
 import { PATCHED_FILES, unpatchedFiles } from '../../dist/evm/speedups.js'
 
 test('every patched @ethereumjs file carries its patch after npm ci', () => {
@@ -124,16 +124,35 @@ test('the logs bloom with its remembered bit positions sets the bits keccak give
     }
     return bytesToHex(bits)
   }
-  const item = (n, length) => Uint8Array.from({ length }, (_, k) => (n * 131 + k * 17) & 255)
+  // distinct for every n (its three low bytes lead), the rest a pattern
+  const item = (n, length) => {
+    const bytes = Uint8Array.from({ length }, (_, k) => (n * 131 + k * 17) & 255)
+    bytes.set([n >>> 16, (n >>> 8) & 255, n & 255])
+    return bytes
+  }
+  // whether all three of e's bits are set in a bitvector given as hex, computed without the library
+  const contains = (bitsHex, e) => {
+    const bits = hexToBytes(bitsHex)
+    const h = keccak_256(e)
+    for (let i = 0; i < 3; i++) {
+      const loc = ((h[2 * i] << 8) | h[2 * i + 1]) & 2047
+      if ((bits[255 - (loc >> 3)] & (1 << (loc & 7))) === 0) return false
+    }
+    return true
+  }
   // 10,000 distinct items: the memo is emptied twice over; every set is checked on its first and its
-  // repeated use, and an address and a topic of the same leading bytes stay apart
+  // repeated use, and an address and a topic of the same leading bytes stay apart; check() answers for
+  // an item never added as the bits say
   for (let n = 0; n < 5000; n++) {
     const items = [item(n, 20), item(n, 32), item(n % 7, 32), item(n + 1, 20).subarray(0, 20)]
+    const absent = item(n + 100_000, 32)
     for (let round = 0; round < 2; round++) {
       const bloom = new Bloom()
       for (const e of items) bloom.add(e)
-      assert.equal(bytesToHex(bloom.bitvector), expected(items), `items of ${n}, round ${round}`)
+      const bits = expected(items)
+      assert.equal(bytesToHex(bloom.bitvector), bits, `items of ${n}, round ${round}`)
       for (const e of items) assert.equal(bloom.check(e), true)
+      assert.equal(bloom.check(absent), contains(bits, absent), `an absent item, ${n}`)
     }
   }
   const view = new Uint8Array(64)
